@@ -1,0 +1,51 @@
+"""colorwars: the fast, exact engine for the chain-reaction game Color Wars / Chain Reaction.
+
+>>> import colorwars
+>>> g = colorwars.Game(width=5, height=5, players=2, rules="colorwars")
+>>> g.play("c3")
+12
+>>> g.to_text()
+'5x5 colorwars 2 ...../...../..3a../...../..... b a - 1'
+"""
+
+from __future__ import annotations
+
+from colorwars import reference
+from colorwars._common import Move, Wave
+from colorwars.errors import (
+    ColorwarsError,
+    ConfigError,
+    GameOverError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPlayersError,
+    InvalidPositionError,
+    InvalidRecordError,
+    InvalidRulesError,
+    InvalidSizeError,
+)
+from colorwars.game import Game
+from colorwars.record import GameRecord
+from colorwars.rules import PRESETS, Rules
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PRESETS",
+    "ColorwarsError",
+    "ConfigError",
+    "Game",
+    "GameOverError",
+    "GameRecord",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "InvalidPlayersError",
+    "InvalidPositionError",
+    "InvalidRecordError",
+    "InvalidRulesError",
+    "InvalidSizeError",
+    "Move",
+    "Rules",
+    "Wave",
+    "reference",
+]

@@ -1,0 +1,57 @@
+"""The errors colorwars raises. Every one is a ``ValueError`` and says what was wrong and what
+is allowed. Both engines (native and reference) raise these same classes."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ColorwarsError",
+    "ConfigError",
+    "GameOverError",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "InvalidPlayersError",
+    "InvalidPositionError",
+    "InvalidRecordError",
+    "InvalidRulesError",
+    "InvalidSizeError",
+]
+
+
+class ColorwarsError(ValueError):
+    """Base class of every colorwars error."""
+
+
+class ConfigError(ColorwarsError):
+    """A game configuration that is not supported."""
+
+
+class InvalidSizeError(ConfigError):
+    """A board width or height outside 2 to 32."""
+
+
+class InvalidPlayersError(ConfigError):
+    """A player count outside 2 to 8 (or above the number of cells), or an unknown player."""
+
+
+class InvalidRulesError(ConfigError):
+    """An unknown rule set, opening or burst."""
+
+
+class InvalidMoveError(ColorwarsError):
+    """Move input that does not name a cell of the board (bad notation, off-board, wrong type)."""
+
+
+class IllegalMoveError(ColorwarsError):
+    """A cell of the board on which the player to move may not place."""
+
+
+class GameOverError(IllegalMoveError):
+    """A move after the game has been won."""
+
+
+class InvalidPositionError(ColorwarsError):
+    """Position notation that does not parse, or that describes an impossible position."""
+
+
+class InvalidRecordError(ColorwarsError):
+    """A game record that does not parse, or whose moves or result do not replay."""

@@ -1,0 +1,76 @@
+"""Rule options: the two axes (opening, burst) and the two named presets (RULES.md §2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from colorwars.errors import InvalidRulesError
+
+__all__ = ["BURSTS", "OPENINGS", "PRESETS", "Rules", "RulesLike"]
+
+Opening = Literal["drop3", "none"]
+Burst = Literal["empty", "subtract"]
+OPENINGS: tuple[str, ...] = ("drop3", "none")
+BURSTS: tuple[str, ...] = ("empty", "subtract")
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """A rule set: ``opening`` is ``"drop3"`` (first move: three orbs on an empty cell, then
+    one orb on an own cell) or ``"none"`` (always one orb on an empty or own cell); ``burst`` is
+    ``"empty"`` (a burst empties the cell) or ``"subtract"`` (it removes the critical mass)."""
+
+    opening: str = "drop3"
+    burst: str = "empty"
+
+    def __post_init__(self) -> None:
+        if self.opening not in OPENINGS:
+            raise InvalidRulesError(
+                f"invalid rules: unknown opening {self.opening!r}; allowed are 'drop3' and 'none'"
+            )
+        if self.burst not in BURSTS:
+            raise InvalidRulesError(
+                f"invalid rules: unknown burst {self.burst!r}; allowed are 'empty' and 'subtract'"
+            )
+
+    @staticmethod
+    def parse(name: str) -> Rules:
+        """A preset name (``"colorwars"``, ``"classic"``) or ``"OPENING+BURST"``."""
+        if not isinstance(name, str):
+            raise InvalidRulesError(f"invalid rules: expected a name or Rules, got {name!r}")
+        if name in PRESETS:
+            return PRESETS[name]
+        if "+" in name:
+            opening, burst = name.split("+", 1)
+            return Rules(opening, burst)
+        raise InvalidRulesError(
+            f"invalid rules: unknown rule set {name!r}; allowed are 'colorwars', 'classic', "
+            "or 'OPENING+BURST' with OPENING 'drop3' or 'none' and BURST 'empty' or 'subtract'"
+        )
+
+    @property
+    def name(self) -> str:
+        """The preset's name where this is one, else ``OPENING+BURST``."""
+        for name, rules in PRESETS.items():
+            if rules == self:
+                return name
+        return f"{self.opening}+{self.burst}"
+
+    def __str__(self) -> str:
+        return self.name
+
+
+PRESETS: dict[str, Rules] = {
+    "colorwars": Rules("drop3", "empty"),
+    "classic": Rules("none", "subtract"),
+}
+
+RulesLike = str | Rules
+
+
+def resolve(rules: RulesLike) -> Rules:
+    """Turns a name or a ``Rules`` into a ``Rules``."""
+    if isinstance(rules, Rules):
+        return rules
+    return Rules.parse(rules)

@@ -1,0 +1,266 @@
+//! Fixed-width bit sets, one bit per cell in row-major order.
+//!
+//! The whole cascade is computed with whole-board bit operations (see `cascade.rs`), so the
+//! board's storage type is a parameter: a plain `u64` for boards of up to 64 cells (8 × 8,
+//! 5 × 5, ...), and `Wide<N>` (N words) for larger ones, up to 32 × 32.
+
+use core::fmt::Debug;
+use core::hash::Hash;
+use core::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, Not};
+
+/// A set of cells as a fixed-width bit set.
+pub trait Bits:
+    Copy
+    + Eq
+    + Hash
+    + Debug
+    + Send
+    + Sync
+    + 'static
+    + BitAnd<Output = Self>
+    + BitOr<Output = Self>
+    + BitXor<Output = Self>
+    + Not<Output = Self>
+    + BitAndAssign
+    + BitOrAssign
+{
+    /// How many cells the type can hold.
+    const CAPACITY: usize;
+    const ZERO: Self;
+
+    /// The set `{i}`. `i < CAPACITY`.
+    fn bit(i: usize) -> Self;
+    /// Shift towards higher cell indices (bits pushed past the top are lost).
+    fn shl(self, n: usize) -> Self;
+    /// Shift towards lower cell indices.
+    fn shr(self, n: usize) -> Self;
+    fn is_zero(self) -> bool;
+    fn count(self) -> u32;
+    fn has(self, i: usize) -> bool;
+    /// The index of the `n`-th lowest set bit (`n < self.count()`).
+    fn nth(self, n: u32) -> usize;
+    /// Calls `f` with each set index, lowest first.
+    fn for_each(self, f: impl FnMut(usize));
+
+    #[inline]
+    fn any(self) -> bool {
+        !self.is_zero()
+    }
+}
+
+/// The index of the `n`-th lowest set bit of a word.
+#[inline]
+fn select64(mut w: u64, n: u32) -> u32 {
+    // Skip whole bytes by popcount, then clear low bits: about a dozen steps at most.
+    let mut n = n;
+    let mut base = 0;
+    loop {
+        let low = (w & 0xff).count_ones();
+        if n < low {
+            break;
+        }
+        n -= low;
+        w >>= 8;
+        base += 8;
+    }
+    for _ in 0..n {
+        w &= w - 1;
+    }
+    base + w.trailing_zeros()
+}
+
+impl Bits for u64 {
+    const CAPACITY: usize = 64;
+    const ZERO: Self = 0;
+
+    #[inline(always)]
+    fn bit(i: usize) -> Self {
+        1u64 << i
+    }
+    #[inline(always)]
+    fn shl(self, n: usize) -> Self {
+        self << n
+    }
+    #[inline(always)]
+    fn shr(self, n: usize) -> Self {
+        self >> n
+    }
+    #[inline(always)]
+    fn is_zero(self) -> bool {
+        self == 0
+    }
+    #[inline(always)]
+    fn count(self) -> u32 {
+        self.count_ones()
+    }
+    #[inline(always)]
+    fn has(self, i: usize) -> bool {
+        (self >> i) & 1 == 1
+    }
+    #[inline]
+    fn nth(self, n: u32) -> usize {
+        select64(self, n) as usize
+    }
+    #[inline]
+    fn for_each(self, mut f: impl FnMut(usize)) {
+        let mut w = self;
+        while w != 0 {
+            f(w.trailing_zeros() as usize);
+            w &= w - 1;
+        }
+    }
+}
+
+/// A bit set of `64 * N` cells; word 0 holds cells 0..64.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Wide<const N: usize>(pub [u64; N]);
+
+macro_rules! wide_op {
+    ($tr:ident, $f:ident, $op:tt) => {
+        impl<const N: usize> $tr for Wide<N> {
+            type Output = Self;
+            #[inline(always)]
+            fn $f(self, o: Self) -> Self {
+                let mut r = self.0;
+                for (a, b) in r.iter_mut().zip(o.0) {
+                    *a = *a $op b;
+                }
+                Wide(r)
+            }
+        }
+    };
+}
+wide_op!(BitAnd, bitand, &);
+wide_op!(BitOr, bitor, |);
+wide_op!(BitXor, bitxor, ^);
+
+impl<const N: usize> Not for Wide<N> {
+    type Output = Self;
+    #[inline(always)]
+    fn not(self) -> Self {
+        Wide(self.0.map(|w| !w))
+    }
+}
+impl<const N: usize> BitAndAssign for Wide<N> {
+    #[inline(always)]
+    fn bitand_assign(&mut self, o: Self) {
+        *self = *self & o;
+    }
+}
+impl<const N: usize> BitOrAssign for Wide<N> {
+    #[inline(always)]
+    fn bitor_assign(&mut self, o: Self) {
+        *self = *self | o;
+    }
+}
+
+impl<const N: usize> Bits for Wide<N> {
+    const CAPACITY: usize = 64 * N;
+    const ZERO: Self = Wide([0; N]);
+
+    #[inline]
+    fn bit(i: usize) -> Self {
+        let mut r = [0; N];
+        r[i / 64] = 1 << (i % 64);
+        Wide(r)
+    }
+    #[inline]
+    fn shl(self, n: usize) -> Self {
+        let (words, bits) = (n / 64, n % 64);
+        let mut r = [0u64; N];
+        for i in (words..N).rev() {
+            let src = i - words;
+            let mut w = self.0[src] << bits;
+            if bits > 0 && src > 0 {
+                w |= self.0[src - 1] >> (64 - bits);
+            }
+            r[i] = w;
+        }
+        Wide(r)
+    }
+    #[inline]
+    fn shr(self, n: usize) -> Self {
+        let (words, bits) = (n / 64, n % 64);
+        let mut r = [0u64; N];
+        for i in 0..N.saturating_sub(words) {
+            let src = i + words;
+            let mut w = self.0[src] >> bits;
+            if bits > 0 && src + 1 < N {
+                w |= self.0[src + 1] << (64 - bits);
+            }
+            r[i] = w;
+        }
+        Wide(r)
+    }
+    #[inline]
+    fn is_zero(self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+    #[inline]
+    fn count(self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+    #[inline]
+    fn has(self, i: usize) -> bool {
+        (self.0[i / 64] >> (i % 64)) & 1 == 1
+    }
+    #[inline]
+    fn nth(self, mut n: u32) -> usize {
+        for (k, &w) in self.0.iter().enumerate() {
+            let c = w.count_ones();
+            if n < c {
+                return 64 * k + select64(w, n) as usize;
+            }
+            n -= c;
+        }
+        // Callers guarantee n < count(); this is only reached on a broken invariant.
+        unreachable!("nth: index beyond the set's size")
+    }
+    #[inline]
+    fn for_each(self, mut f: impl FnMut(usize)) {
+        for (k, &w0) in self.0.iter().enumerate() {
+            let mut w = w0;
+            while w != 0 {
+                f(64 * k + w.trailing_zeros() as usize);
+                w &= w - 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn indices<B: Bits>(b: B) -> Vec<usize> {
+        let mut v = Vec::new();
+        b.for_each(|i| v.push(i));
+        v
+    }
+
+    #[test]
+    fn wide_shifts_cross_words() {
+        let a = Wide::<4>::bit(63) | Wide::<4>::bit(130);
+        assert_eq!(indices(a.shl(1)), vec![64, 131]);
+        assert_eq!(indices(a.shl(70)), vec![133, 200]);
+        assert_eq!(indices(a.shr(64)), vec![66]);
+        assert_eq!(indices(a.shr(3)), vec![60, 127]);
+        assert!(a.shl(200).is_zero());
+    }
+
+    #[test]
+    fn nth_agrees_with_iteration() {
+        let words = [0x8000_0000_0000_0001u64, 0, 0xf0f0, u64::MAX];
+        let w = Wide(words);
+        let all = indices(w);
+        for (n, &i) in all.iter().enumerate() {
+            assert_eq!(w.nth(n as u32), i);
+        }
+        for &x in &words {
+            let all = indices(x);
+            for (n, &i) in all.iter().enumerate() {
+                assert_eq!(x.nth(n as u32), i);
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! The errors of the rules core. Each says what was wrong and what is allowed; the Python
+//! binding maps each variant to a `ValueError` subclass (see `python.rs`).
+
+use core::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// Board width or height outside what the engine supports.
+    InvalidSize { width: i64, height: i64 },
+    /// Player count outside 2..=8, or more players than cells.
+    InvalidPlayers { players: i64, cells: i64 },
+    /// A starting player (or player letter) that is not one of the players.
+    InvalidPlayer { player: i64, players: i64 },
+    /// An unknown rule preset or axis value.
+    InvalidRules(String),
+    /// Move input that does not name a cell of this board.
+    InvalidMove(String),
+    /// A cell of the board on which the player to move may not place.
+    IllegalMove { cell: usize, reason: String },
+    /// A move after the game has been decided.
+    GameOver { winner: u8 },
+    /// Notation that does not parse, or that describes an impossible position.
+    InvalidPosition(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidSize { width, height } => write!(
+                f,
+                "invalid board size {width}x{height}: width and height must each be from {} to {}",
+                crate::rules::MIN_SIDE,
+                crate::rules::MAX_SIDE
+            ),
+            Error::InvalidPlayers { players, cells } => write!(
+                f,
+                "invalid number of players {players}: allowed are 2 to 8, and at most the number \
+                 of cells ({cells})"
+            ),
+            Error::InvalidPlayer { player, players } => write!(
+                f,
+                "invalid player {player}: players are numbered 0 to {} (letters a to {})",
+                players - 1,
+                (b'a' + (*players as u8).saturating_sub(1).min(7)) as char
+            ),
+            Error::InvalidRules(msg) => write!(f, "invalid rules: {msg}"),
+            Error::InvalidMove(msg) => write!(f, "invalid move: {msg}"),
+            Error::IllegalMove { cell, reason } => write!(f, "illegal move {cell}: {reason}"),
+            Error::GameOver { winner } => write!(
+                f,
+                "illegal move: the game is over (player {winner} has won); no move is allowed"
+            ),
+            Error::InvalidPosition(msg) => write!(f, "invalid position: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = core::result::Result<T, Error>;

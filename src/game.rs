@@ -1,0 +1,421 @@
+//! A game: configuration, the current position, its history for exact undo, and checked moves.
+
+use crate::bits::{Bits, Wide};
+use crate::board::{Geometry, Position, NO_WINNER};
+use crate::cascade::{legal_mask, play_unchecked};
+use crate::error::{Error, Result};
+use crate::rules::{Config, Opening, Rules};
+
+/// One wave of a cascade as the API reports it: the cells that burst (ascending) and the
+/// board right after the wave.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Wave {
+    pub bursts: Vec<usize>,
+    pub counts: Vec<u8>,
+    pub owners: Vec<i8>,
+}
+
+/// The contents of one cell in a position description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellState {
+    pub count: u8,
+    pub owner: Option<usize>,
+}
+
+/// An unvalidated position, as read from notation; `Game::from_setup` checks it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    pub width: i64,
+    pub height: i64,
+    pub players: i64,
+    pub rules: Rules,
+    pub cells: Vec<CellState>,
+    pub to_move: usize,
+    pub moved: u8,
+    pub out: u8,
+    pub ply: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Game<B> {
+    pub cfg: Config,
+    pub geo: Geometry<B>,
+    pub pos: Position<B>,
+    /// The position before each move, and the move.
+    history: Vec<(Position<B>, u16)>,
+}
+
+fn letter(p: usize) -> char {
+    (b'a' + p as u8) as char
+}
+
+impl<B: Bits> Game<B> {
+    pub fn new(cfg: Config) -> Self {
+        Game {
+            cfg,
+            geo: Geometry::new(cfg.width, cfg.height),
+            pos: Position::start(&cfg),
+            history: Vec::new(),
+        }
+    }
+
+    pub fn legal_mask(&self) -> B {
+        legal_mask(&self.geo, self.cfg.rules, &self.pos)
+    }
+
+    pub fn legal_moves(&self) -> Vec<usize> {
+        let mut v = Vec::new();
+        self.legal_mask().for_each(|c| v.push(c));
+        v
+    }
+
+    /// Checks that `cell` is a legal move, saying why not.
+    pub fn check(&self, cell: i64) -> Result<usize> {
+        if let Some(w) = self.pos.winner() {
+            return Err(Error::GameOver { winner: w as u8 });
+        }
+        let cells = self.geo.cells;
+        if !(0..cells as i64).contains(&cell) {
+            return Err(Error::InvalidMove(format!(
+                "cell {cell} is not on the {}x{} board: cells are 0 to {}",
+                self.cfg.width,
+                self.cfg.height,
+                cells - 1
+            )));
+        }
+        let cell = cell as usize;
+        if self.legal_mask().has(cell) {
+            return Ok(cell);
+        }
+        let p = self.pos.to_move as usize;
+        let first = self.pos.moved & (1 << p) == 0;
+        let reason = match (self.cfg.rules.opening, first) {
+            (Opening::Drop3, true) => {
+                format!(
+                    "player {} opens with three orbs on an empty cell, and this one is taken",
+                    letter(p)
+                )
+            }
+            (Opening::Drop3, false) => format!(
+                "after the opening, player {} may only add an orb to a cell of their own",
+                letter(p)
+            ),
+            (Opening::None, _) => {
+                format!(
+                    "player {} may only place on an empty cell or a cell of their own",
+                    letter(p)
+                )
+            }
+        };
+        Err(Error::IllegalMove { cell, reason })
+    }
+
+    /// Plays a move after checking it; on error the game is unchanged. Returns the wave count.
+    pub fn play(&mut self, cell: i64) -> Result<u32> {
+        let cell = self.check(cell)?;
+        Ok(self.play_unchecked(cell))
+    }
+
+    /// Plays a legal move (checked by the caller), keeping history for `pop`.
+    pub fn play_unchecked(&mut self, cell: usize) -> u32 {
+        self.history.push((self.pos, cell as u16));
+        play_unchecked(
+            &self.geo,
+            self.cfg.rules,
+            self.cfg.players,
+            &mut self.pos,
+            cell,
+            &mut (),
+        )
+    }
+
+    /// Undoes the last move exactly; `None` when there is no move to undo.
+    pub fn pop(&mut self) -> Option<usize> {
+        let (pos, cell) = self.history.pop()?;
+        self.pos = pos;
+        Some(cell as usize)
+    }
+
+    pub fn moves(&self) -> Vec<usize> {
+        self.history.iter().map(|&(_, c)| c as usize).collect()
+    }
+
+    pub fn counts_of(&self, pos: &Position<B>) -> Vec<u8> {
+        (0..self.geo.cells).map(|c| pos.count(c)).collect()
+    }
+
+    pub fn owners_of(&self, pos: &Position<B>) -> Vec<i8> {
+        (0..self.geo.cells)
+            .map(|c| pos.owner(c, self.cfg.players).map_or(-1, |p| p as i8))
+            .collect()
+    }
+
+    /// The last move's cascade, wave by wave (empty when it burst nothing or no move was played).
+    pub fn waves(&self) -> Vec<Wave> {
+        let Some(&(before, cell)) = self.history.last() else {
+            return Vec::new();
+        };
+        let mut pos = before;
+        let mut sink: Vec<(B, Position<B>)> = Vec::new();
+        play_unchecked(
+            &self.geo,
+            self.cfg.rules,
+            self.cfg.players,
+            &mut pos,
+            cell as usize,
+            &mut sink,
+        );
+        sink.iter()
+            .map(|(bursts, after)| {
+                let mut b = Vec::new();
+                bursts.for_each(|c| b.push(c));
+                Wave {
+                    bursts: b,
+                    counts: self.counts_of(after),
+                    owners: self.owners_of(after),
+                }
+            })
+            .collect()
+    }
+
+    /// Builds a game from a described position, rejecting impossible ones.
+    pub fn from_setup(s: &Setup, cfg: Config) -> Result<Self> {
+        let bad = |m: String| Err(Error::InvalidPosition(m));
+        let geo = Geometry::<B>::new(cfg.width, cfg.height);
+        let players = cfg.players;
+        let all = ((1u16 << players) - 1) as u8;
+        if s.cells.len() != geo.cells {
+            return bad(format!(
+                "{} cells given for a {}x{} board of {} cells",
+                s.cells.len(),
+                cfg.width,
+                cfg.height,
+                geo.cells
+            ));
+        }
+        if s.moved & !all != 0 || s.out & !all != 0 || s.to_move >= players {
+            return bad(format!(
+                "a player letter beyond the {players} players (a to {})",
+                letter(players - 1)
+            ));
+        }
+        let mut pos = Position::<B>::start(&cfg);
+        for (i, cell) in s.cells.iter().enumerate() {
+            match (cell.count, cell.owner) {
+                (0, None) => {}
+                (0, Some(_)) => return bad(format!("cell {i} has an owner but no orbs")),
+                (_, None) => return bad(format!("cell {i} has orbs but no owner")),
+                (n, Some(p)) if p >= players => {
+                    return bad(format!(
+                        "cell {i} holds {n} orbs of player {}, beyond the {players} players",
+                        letter(p)
+                    ))
+                }
+                (n, Some(_)) if n > 7 => {
+                    return bad(format!(
+                        "cell {i} holds {n} orbs; no cell can ever hold more than 7"
+                    ))
+                }
+                (n, Some(p)) => pos.set_cell(i, n, Some(p)),
+            }
+        }
+        pos.to_move = s.to_move as u8;
+        pos.moved = s.moved;
+        pos.out = s.out;
+        pos.ply = s.ply;
+        let holders: u8 = (0..players)
+            .filter(|&p| pos.own[p].any())
+            .fold(0, |m, p| m | 1 << p);
+        if s.out & (1 << s.to_move) != 0 {
+            return bad(format!(
+                "player {} is to move but is out",
+                letter(s.to_move)
+            ));
+        }
+        if holders & s.out != 0 {
+            return bad("a player who is out still holds orbs".into());
+        }
+        if holders & !s.moved != 0 {
+            return bad("a player who has not moved yet holds orbs (orbs only ever take the mover's colour)".into());
+        }
+        let k = s.moved.count_ones();
+        if (s.ply as u64) < k as u64 {
+            return bad(format!(
+                "ply {} is fewer than the {k} players who have moved",
+                s.ply
+            ));
+        }
+        if s.moved != all {
+            // Before everyone has moved, turns went round once from the first player: the
+            // players who have moved are the ones just before the player to move, and each of
+            // them has made exactly its opening move (no burst is possible in that first round).
+            if s.out != 0 {
+                return bad("a player is out before every player has moved".into());
+            }
+            let expected =
+                (1..=k as usize).fold(0u8, |m, d| m | 1 << ((s.to_move + players - d) % players));
+            if expected != s.moved || s.ply != k {
+                return bad(format!(
+                    "before every player has moved, the players who have moved must be the {k} before \
+                     player {} in turn order, and the ply must be {k}",
+                    letter(s.to_move)
+                ));
+            }
+            let opening_count = if cfg.rules.opening == Opening::Drop3 {
+                3
+            } else {
+                1
+            };
+            for p in 0..players {
+                if s.moved & (1 << p) != 0
+                    && (pos.own[p].count() != 1 || pos.orbs(p) != opening_count)
+                {
+                    return bad(format!(
+                        "player {} has made only its first move, so it must hold exactly one cell of {opening_count} orb(s)",
+                        letter(p)
+                    ));
+                }
+            }
+        } else {
+            // RULES.md §1, §3.6: once everyone has moved, a player with no orbs is out.
+            if holders | s.out != all {
+                return bad(
+                    "every player has moved, so a player with no orbs must be marked out".into(),
+                );
+            }
+            if holders.count_ones() == 1 {
+                pos.winner = holders.trailing_zeros() as u8;
+                if s.to_move != pos.winner as usize {
+                    return bad(format!(
+                        "the game is won by {}, so it is {} to move",
+                        letter(pos.winner as usize),
+                        letter(pos.winner as usize)
+                    ));
+                }
+            }
+        }
+        if pos.winner == NO_WINNER {
+            // At rest a cell holds at most its capacity; only an untouched opening cell
+            // (drop3) rests above it, with exactly three orbs (RULES.md §2).
+            for i in 0..geo.cells {
+                let n = pos.count(i) as usize;
+                let opening_cell = cfg.rules.opening == Opening::Drop3 && n == 3;
+                if n > geo.capacity(i) && !opening_cell {
+                    return bad(format!(
+                        "cell {i} holds {n} orbs, above its capacity {} (only an opening cell of \
+                         3 orbs rests above capacity, and only under drop3)",
+                        geo.capacity(i)
+                    ));
+                }
+            }
+        }
+        Ok(Game {
+            cfg,
+            geo,
+            pos,
+            history: Vec::new(),
+        })
+    }
+}
+
+/// A game on the storage type its board needs.
+#[derive(Clone, Debug)]
+pub enum AnyGame {
+    /// Up to 64 cells (8 × 8, 5 × 5, ...).
+    W1(Game<u64>),
+    W2(Game<Wide<2>>),
+    W4(Game<Wide<4>>),
+    W16(Game<Wide<16>>),
+}
+
+/// Runs `$body` with `$g` bound to the inner `Game<B>`.
+#[macro_export]
+macro_rules! with_game {
+    ($any:expr, $g:ident => $body:expr) => {
+        match $any {
+            $crate::game::AnyGame::W1($g) => $body,
+            $crate::game::AnyGame::W2($g) => $body,
+            $crate::game::AnyGame::W4($g) => $body,
+            $crate::game::AnyGame::W16($g) => $body,
+        }
+    };
+}
+
+impl AnyGame {
+    pub fn new(cfg: Config) -> Self {
+        match cfg.cells() {
+            0..=64 => AnyGame::W1(Game::new(cfg)),
+            65..=128 => AnyGame::W2(Game::new(cfg)),
+            129..=256 => AnyGame::W4(Game::new(cfg)),
+            _ => AnyGame::W16(Game::new(cfg)),
+        }
+    }
+
+    pub fn from_setup(s: &Setup) -> Result<Self> {
+        let first = s.to_move as i64;
+        // A size or player count the engine does not support makes the notation invalid.
+        let cfg = Config::new(
+            s.width,
+            s.height,
+            s.players,
+            s.rules,
+            first.min(s.players - 1).max(0),
+        )
+        .map_err(|e| Error::InvalidPosition(e.to_string()))?;
+        Ok(match cfg.cells() {
+            0..=64 => AnyGame::W1(Game::from_setup(s, cfg)?),
+            65..=128 => AnyGame::W2(Game::from_setup(s, cfg)?),
+            129..=256 => AnyGame::W4(Game::from_setup(s, cfg)?),
+            _ => AnyGame::W16(Game::from_setup(s, cfg)?),
+        })
+    }
+
+    pub fn cfg(&self) -> &Config {
+        with_game!(self, g => &g.cfg)
+    }
+    pub fn play(&mut self, cell: i64) -> Result<u32> {
+        with_game!(self, g => g.play(cell))
+    }
+    pub fn check(&self, cell: i64) -> Result<usize> {
+        with_game!(self, g => g.check(cell))
+    }
+    pub fn pop(&mut self) -> Option<usize> {
+        with_game!(self, g => g.pop())
+    }
+    pub fn legal_moves(&self) -> Vec<usize> {
+        with_game!(self, g => g.legal_moves())
+    }
+    pub fn legal_count(&self) -> usize {
+        with_game!(self, g => g.legal_mask().count() as usize)
+    }
+    pub fn counts(&self) -> Vec<u8> {
+        with_game!(self, g => g.counts_of(&g.pos))
+    }
+    pub fn owners(&self) -> Vec<i8> {
+        with_game!(self, g => g.owners_of(&g.pos))
+    }
+    pub fn waves(&self) -> Vec<Wave> {
+        with_game!(self, g => g.waves())
+    }
+    pub fn moves(&self) -> Vec<usize> {
+        with_game!(self, g => g.moves())
+    }
+    pub fn to_move(&self) -> usize {
+        with_game!(self, g => g.pos.to_move as usize)
+    }
+    pub fn winner(&self) -> Option<usize> {
+        with_game!(self, g => g.pos.winner())
+    }
+    pub fn ply(&self) -> u32 {
+        with_game!(self, g => g.pos.ply)
+    }
+    pub fn moved(&self) -> u8 {
+        with_game!(self, g => g.pos.moved)
+    }
+    pub fn out(&self) -> u8 {
+        with_game!(self, g => g.pos.out)
+    }
+    pub fn orbs(&self, p: usize) -> u32 {
+        with_game!(self, g => g.pos.orbs(p))
+    }
+}

@@ -1,0 +1,23 @@
+//! colorwars: a fast, exact engine for the chain-reaction game Color Wars / Chain Reaction.
+//!
+//! The rules are in `seeds/RULES.md`. One concept per module: `rules` (options, presets,
+//! limits), `board` (geometry and storage), `cascade` (placing and wave resolution), `game`
+//! (history, checked moves, position validation), `notation` (text forms), `playout`
+//! (native random games). The Python binding lives in `python` and is compiled only with the
+//! `python` feature, so the rules code never depends on PyO3.
+
+pub mod bits;
+pub mod board;
+pub mod cascade;
+pub mod error;
+pub mod game;
+pub mod notation;
+pub mod playout;
+pub mod rules;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use error::{Error, Result};
+pub use game::{AnyGame, Game, Wave};
+pub use rules::{Burst, Config, Opening, Rules};
