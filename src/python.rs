@@ -151,8 +151,8 @@ impl NativeGame {
         self.inner.moves()
     }
 
-    fn counts(&self) -> Vec<u8> {
-        self.inner.counts()
+    fn counts(&self) -> Vec<u32> {
+        self.inner.counts().into_iter().map(u32::from).collect()
     }
 
     fn owners(&self) -> Vec<i8> {

@@ -28,6 +28,8 @@ def board_text(
     text = Text(" " * label + "".join(f" {column_name(x):>2}" for x in range(width)) + "\n")
     burst_set = set(bursts)
     for y in range(height):
+        if y:
+            text.append("\n")
         text.append(f"{y + 1:>{label}} ")
         for x in range(width):
             i = y * width + x
@@ -38,7 +40,6 @@ def board_text(
             else:
                 style = PLAYER_STYLES[owners[i]] + (" underline" if i in burst_set else "")
                 text.append(f"{counts[i]}{PLAYER_LETTERS[owners[i]]}", style=style)
-        text.append("\n")
     return text
 
 

@@ -360,6 +360,12 @@ class Game:
         g._history = [(st.copy(), c, list(w)) for st, c, w in self._history]
         return g
 
+    def __copy__(self) -> Game:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Game:
+        return self.copy()
+
     # -- notation ---------------------------------------------------------------------------
     def to_text(self) -> str:
         s = self._state

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+import colorwars
+from colorwars import reference
+
+# CI runs a bounded number of examples; `HYPOTHESIS_PROFILE=thorough` for a longer hunt.
+settings.register_profile(
+    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "thorough", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+ENGINES = {"native": colorwars.Game, "reference": reference.Game}
+
+
+@pytest.fixture(params=sorted(ENGINES))
+def engine(request: pytest.FixtureRequest) -> Any:
+    """Each test that takes `engine` runs once on each engine."""
+    return ENGINES[request.param]
