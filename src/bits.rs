@@ -121,11 +121,7 @@ macro_rules! wide_op {
             type Output = Self;
             #[inline(always)]
             fn $f(self, o: Self) -> Self {
-                let mut r = self.0;
-                for (a, b) in r.iter_mut().zip(o.0) {
-                    *a = *a $op b;
-                }
-                Wide(r)
+                Wide(core::array::from_fn(|k| self.0[k] $op o.0[k]))
             }
         }
     };
@@ -182,13 +178,13 @@ impl<const N: usize> Bits for Wide<N> {
     fn shr(self, n: usize) -> Self {
         let (words, bits) = (n / 64, n % 64);
         let mut r = [0u64; N];
-        for i in 0..N.saturating_sub(words) {
+        for (i, out) in r.iter_mut().enumerate().take(N.saturating_sub(words)) {
             let src = i + words;
             let mut w = self.0[src] >> bits;
             if bits > 0 && src + 1 < N {
                 w |= self.0[src + 1] << (64 - bits);
             }
-            r[i] = w;
+            *out = w;
         }
         Wide(r)
     }

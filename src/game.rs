@@ -324,8 +324,9 @@ pub enum AnyGame {
     /// Up to 64 cells (8 × 8, 5 × 5, ...).
     W1(Game<u64>),
     W2(Game<Wide<2>>),
-    W4(Game<Wide<4>>),
-    W16(Game<Wide<16>>),
+    // The wide boards are boxed so that the enum stays small.
+    W4(Box<Game<Wide<4>>>),
+    W16(Box<Game<Wide<16>>>),
 }
 
 /// Runs `$body` with `$g` bound to the inner `Game<B>`.
@@ -346,8 +347,8 @@ impl AnyGame {
         match cfg.cells() {
             0..=64 => AnyGame::W1(Game::new(cfg)),
             65..=128 => AnyGame::W2(Game::new(cfg)),
-            129..=256 => AnyGame::W4(Game::new(cfg)),
-            _ => AnyGame::W16(Game::new(cfg)),
+            129..=256 => AnyGame::W4(Box::new(Game::new(cfg))),
+            _ => AnyGame::W16(Box::new(Game::new(cfg))),
         }
     }
 
@@ -365,8 +366,8 @@ impl AnyGame {
         Ok(match cfg.cells() {
             0..=64 => AnyGame::W1(Game::from_setup(s, cfg)?),
             65..=128 => AnyGame::W2(Game::from_setup(s, cfg)?),
-            129..=256 => AnyGame::W4(Game::from_setup(s, cfg)?),
-            _ => AnyGame::W16(Game::from_setup(s, cfg)?),
+            129..=256 => AnyGame::W4(Box::new(Game::from_setup(s, cfg)?)),
+            _ => AnyGame::W16(Box::new(Game::from_setup(s, cfg)?)),
         })
     }
 

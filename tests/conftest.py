@@ -3,11 +3,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import pytest
-from hypothesis import HealthCheck, settings
-
 import colorwars
+import pytest
 from colorwars import reference
+from hypothesis import HealthCheck, settings
 
 # CI runs a bounded number of examples; `HYPOTHESIS_PROFILE=thorough` for a longer hunt.
 settings.register_profile(

@@ -5,9 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import pytest
-
 import colorwars
+import pytest
 from colorwars import (
     ColorwarsError,
     GameOverError,
@@ -27,13 +26,20 @@ def test_issue_example() -> None:
     assert g.play(12) == 12
     assert g.play("a1") == 0
     assert g.play((2, 2)) == 12  # c3 holds 4 > 3: it bursts into c2, b3, d3 and c4
-    assert g.counts()[7] == 1 and g.owners()[7] == 0 and g.counts()[12] == 0
-    assert g.to_move == 1 and g.winner is None and g.ply == 3
+    assert g.counts()[7] == 1
+    assert g.owners()[7] == 0
+    assert g.counts()[12] == 0
+    assert g.to_move == 1
+    assert g.winner is None
+    assert g.ply == 3
     assert [w.bursts for w in g.waves()] == [(12,)]
     assert g.pop() == 12
-    assert g.counts()[12] == 3 and g.counts()[7] == 0 and g.owners()[7] == -1
+    assert g.counts()[12] == 3
+    assert g.counts()[7] == 0
+    assert g.owners()[7] == -1
     h = g.copy()
-    assert h == g and h is not g
+    assert h == g
+    assert h is not g
     assert colorwars.Game.from_text(g.to_text()) == g
     assert isinstance(g.waves(), list)
     assert "to move" in str(g)
@@ -96,7 +102,8 @@ def test_copy_is_deep(engine: Any) -> None:
     g.play(0)
     for c in (g.copy(), copy.copy(g), copy.deepcopy(g)):
         c.play(8)
-        assert g.ply == 1 and c.ply == 2
+        assert g.ply == 1
+        assert c.ply == 2
         assert g.moves() == [0]
 
 
@@ -126,7 +133,8 @@ def test_bad_moves_raise_and_change_nothing(engine: Any, move: Any, error: type)
     with pytest.raises(error) as info:
         g.play(move)
     assert str(info.value)  # a message that says something
-    assert g.to_text() == before and g.moves() == [0, 24]
+    assert g.to_text() == before
+    assert g.moves() == [0, 24]
     assert not g.is_legal(move)
 
 
@@ -151,7 +159,9 @@ def test_error_messages_say_what_is_allowed(engine: Any) -> None:
 def test_moves_after_the_game_is_over(engine: Any) -> None:
     g = engine.from_text("2x2 classic 2 1a1a/1a1b a ab - 6")
     g.play("a1")
-    assert g.is_over and g.winner == 0 and g.to_move == 0
+    assert g.is_over
+    assert g.winner == 0
+    assert g.to_move == 0
     with pytest.raises(GameOverError, match="over"):
         g.play("a1")
     assert g.legal_moves() == []

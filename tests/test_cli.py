@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from colorwars.cli import main
 
 GAMES = Path(__file__).parent.parent / "seeds" / "games"
@@ -18,7 +17,8 @@ def test_replay_shows_every_move_and_wave(capsys: pytest.CaptureFixture[str]) ->
     assert main(["replay", str(path)]) == 0
     out = capsys.readouterr().out
     assert "1. player" in out
-    assert "wave 1:" in out and "burst" in out
+    assert "wave 1:" in out
+    assert "burst" in out
     assert "player a wins" in out
     assert "match the replay" in out
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import colorwars
+from colorwars import ColorwarsError, reference
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -14,9 +16,6 @@ from hypothesis.stateful import (
     precondition,
     rule,
 )
-
-import colorwars
-from colorwars import ColorwarsError, reference
 
 RULES = ["colorwars", "classic", "drop3+subtract", "none+empty"]
 
@@ -96,7 +95,9 @@ class NativeAgainstReference(RuleBasedStateMachine):
         assert n.legal_moves() == r.legal_moves()
         assert n.to_move == r.to_move
         assert n.winner == r.winner
-        assert n.out == r.out and n.moved == r.moved and n.ply == r.ply
+        assert n.out == r.out
+        assert n.moved == r.moved
+        assert n.ply == r.ply
         assert n.moves() == r.moves()
         assert n.waves() == r.waves()
         assert [n.orbs(p) for p in range(n.players)] == [r.orbs(p) for p in range(r.players)]
@@ -141,8 +142,25 @@ def mutated_positions(draw: st.DrawFn) -> str:
     else:
         fields[k] = draw(
             st.sampled_from(
-                ["-", "a", "b", "c", "ab", "abc", "bc", "0", "1", "2", "3", "7", "9", "2x2",
-                 "classic", "colorwars", "drop3+subtract"]  # fmt: skip
+                [
+                    "-",
+                    "a",
+                    "b",
+                    "c",
+                    "ab",
+                    "abc",
+                    "bc",
+                    "0",
+                    "1",
+                    "2",
+                    "3",
+                    "7",
+                    "9",
+                    "2x2",
+                    "classic",
+                    "colorwars",
+                    "drop3+subtract",
+                ]
             )
         )
     return " ".join(fields)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-
 import colorwars
+import pytest
 from colorwars import GameRecord, InvalidRecordError, reference
 
 GAMES = sorted((Path(__file__).parent.parent / "seeds" / "games").glob("*.cwr"))
@@ -16,7 +15,12 @@ GAMES = sorted((Path(__file__).parent.parent / "seeds" / "games").glob("*.cwr"))
 def test_the_corpus_covers_the_game() -> None:
     records = [GameRecord.parse(p.read_text()) for p in GAMES]
     assert len(records) >= 30
-    assert {r.rules.name for r in records} >= {"colorwars", "classic", "drop3+subtract", "none+empty"}
+    assert {r.rules.name for r in records} >= {
+        "colorwars",
+        "classic",
+        "drop3+subtract",
+        "none+empty",
+    }
     assert len({(r.width, r.height) for r in records}) >= 8
     assert {r.players for r in records} >= {2, 3, 4, 8}
     assert all(r.result is not None and r.final is not None for r in records)
@@ -49,8 +53,7 @@ def test_never_settling_records_really_could_not_settle(path: Path) -> None:
     assert sum(game.counts()) > capacity
     assert game.winner is not None
     assert any(
-        n > len(_neighbours(c, game.width, game.height)) - 1
-        for c, n in enumerate(game.counts())
+        n > len(_neighbours(c, game.width, game.height)) - 1 for c, n in enumerate(game.counts())
     )
 
 

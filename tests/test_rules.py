@@ -6,9 +6,8 @@ import itertools
 import random
 from typing import Any
 
-import pytest
-
 import colorwars
+import pytest
 from colorwars import GameOverError, IllegalMoveError, Wave
 
 
@@ -67,7 +66,8 @@ def test_no_elimination_before_everyone_has_moved(engine: Any) -> None:
     for rules in ("colorwars", "classic"):
         g = new(engine, 2, 2, rules, players=4)
         for cell in range(4):
-            assert g.winner is None and g.out == []
+            assert g.winner is None
+            assert g.out == []
             assert g.moved == list(range(cell))
             g.play(cell)
             assert g.waves() == []
@@ -127,7 +127,7 @@ def test_classic_places_on_empty_or_own_never_enemy(engine: Any) -> None:
     g.play(4)
     assert g.counts()[4] == 1
     assert 4 not in g.legal_moves()
-    with pytest.raises(IllegalMoveError, match="empty cell or a cell of their own|own cell"):
+    with pytest.raises(IllegalMoveError, match="empty cell or a cell of their own"):
         g.play(4)
     g.play(0)
     assert g.legal_moves() == [1, 2, 3, 4, 5, 6, 7, 8]
@@ -150,7 +150,8 @@ def test_opening_cell_rests_until_an_orb_arrives(engine: Any) -> None:
     # Both opening cells rest in corners (3 orbs, capacity 1).
     g = engine.from_text("4x2 colorwars 2 3a.../...3b a ab - 2")
     g.play("a1")  # a1 now holds 4: it bursts into b1 and a2; nothing reaches d2
-    assert g.counts()[7] == 3 and g.owners()[7] == 1
+    assert g.counts()[7] == 3
+    assert g.owners()[7] == 1
     assert [w.bursts for w in g.waves()] == [(0,)]
 
 
@@ -223,7 +224,9 @@ def test_cascade_that_never_settles_stops_when_decided(engine: Any) -> None:
     assert [w.bursts for w in waves] == [(0,), (1, 2)]
     assert g.counts() == [2, 0, 0, 3]
     assert g.owners() == [0, -1, -1, 0]
-    assert g.winner == 0 and g.out == [1] and g.legal_moves() == []
+    assert g.winner == 0
+    assert g.out == [1]
+    assert g.legal_moves() == []
     with pytest.raises(GameOverError):
         g.play("a1")
 
@@ -237,7 +240,8 @@ def test_winner_and_elimination_with_three_players(engine: Any) -> None:
     assert g.out == [1, 2]
     g2 = engine.from_text("3x3 classic 3 1a1b./.../..1c a abc - 3")
     g2.play("a1")
-    assert g2.out == [1] and g2.winner is None
+    assert g2.out == [1]
+    assert g2.winner is None
     assert g2.to_move == 2  # b is skipped
     g2.play("c3")
     assert g2.to_move == 0

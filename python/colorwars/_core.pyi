@@ -1,5 +1,10 @@
 """The native engine (Rust). Use ``colorwars.Game``; this module is its storage and hot loops."""
 
+from typing import final
+
+__all__ = ["NativeGame", "random_playouts"]
+
+@final
 class NativeGame:
     def __new__(
         cls, width: int, height: int, players: int, opening: str, burst: str, first: int

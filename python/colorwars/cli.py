@@ -87,10 +87,14 @@ def cmd_replay(args: argparse.Namespace, console: Console) -> int:
     if game.winner is not None:
         console.print(f"player {PLAYER_LETTERS[game.winner]} wins after {number} moves")
     else:
-        console.print(f"unfinished after {number} moves; player {PLAYER_LETTERS[game.to_move]} to move")
+        console.print(
+            f"unfinished after {number} moves; player {PLAYER_LETTERS[game.to_move]} to move"
+        )
     record.check(game)
     if record.result is not None or record.final is not None:
-        console.print("[green]the record's stated result and final position match the replay[/green]")
+        console.print(
+            "[green]the record's stated result and final position match the replay[/green]"
+        )
     return 0
 
 

@@ -66,7 +66,8 @@ def _check_config(width: object, height: object, players: object, first: object)
 
     if not (whole(width) and whole(height)):
         raise InvalidSizeError(f"invalid board size {width!r}x{height!r}: expected whole numbers")
-    assert isinstance(width, int) and isinstance(height, int)
+    assert isinstance(width, int)
+    assert isinstance(height, int)
     if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
         raise InvalidSizeError(
             f"invalid board size {width}x{height}: width and height must each be from "
@@ -159,12 +160,12 @@ class Game:
         return cell
 
     def _why_illegal(self) -> str:
-        p = self._state.to_move
+        p = PLAYER_LETTERS[self._state.to_move]
         if self._rules.opening == "drop3":
-            if self._is_first_move(p):
-                return f"player {PLAYER_LETTERS[p]} opens with three orbs on an empty cell"
-            return f"after the opening, player {PLAYER_LETTERS[p]} may only add to an own cell"
-        return f"player {PLAYER_LETTERS[p]} may only place on an empty cell or an own cell"
+            if self._is_first_move(self._state.to_move):
+                return f"player {p} opens with three orbs on an empty cell, and this one is taken"
+            return f"after the opening, player {p} may only add an orb to a cell of their own"
+        return f"player {p} may only place on an empty cell or a cell of their own"
 
     def _apply(self, cell: int) -> list[Wave]:
         s = self._state
