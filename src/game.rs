@@ -420,3 +420,142 @@ impl AnyGame {
         with_game!(self, g => g.pos.orbs(p))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::{format_position, parse_cell, parse_position};
+
+    fn from_text(s: &str) -> AnyGame {
+        AnyGame::from_setup(&parse_position(s).unwrap()).unwrap()
+    }
+
+    fn play(g: &mut AnyGame, name: &str) {
+        let cfg = *g.cfg();
+        g.play(parse_cell(name, cfg.width, cfg.height).unwrap() as i64)
+            .unwrap();
+    }
+
+    #[test]
+    fn waves_burst_together_level_by_level() {
+        // RULES.md §3.1: every unstable cell bursts in the same wave.
+        let mut g = from_text("3x3 classic 2 .2a./2a3a2a/.2a1b a ab - 12");
+        play(&mut g, "b2");
+        let waves = g.waves();
+        assert_eq!(
+            waves.iter().map(|w| w.bursts.clone()).collect::<Vec<_>>(),
+            [vec![4], vec![1, 3, 5, 7]]
+        );
+        assert_eq!(waves[0].counts, [0, 3, 0, 3, 0, 3, 0, 3, 1]);
+        assert_eq!(waves[1].counts, [2, 0, 2, 0, 4, 0, 2, 0, 3]);
+        assert_eq!(g.winner(), Some(0));
+    }
+
+    #[test]
+    fn empty_burst_loses_the_excess_and_subtract_keeps_it() {
+        // RULES.md §3.2, §3.4: a full cell gaining two orbs in one wave.
+        for (rules, centre_after, total) in [("none+empty", 0u8, None), ("classic", 1, Some(11u32))]
+        {
+            let mut g = from_text(&format!("3x3 {rules} 2 1a2a1a/2a3a./..1b a ab - 9"));
+            play(&mut g, "a1");
+            let waves = g.waves();
+            let bursts: Vec<Vec<usize>> = waves.iter().map(|w| w.bursts.clone()).collect();
+            assert_eq!(
+                bursts,
+                [vec![0], vec![1, 3], vec![0, 2, 4], vec![1]],
+                "{rules}"
+            );
+            assert_eq!(waves[1].counts[4], 5);
+            assert_eq!(waves[2].counts[4], centre_after, "{rules}");
+            if let Some(t) = total {
+                assert!(waves
+                    .iter()
+                    .all(|w| w.counts.iter().map(|&c| u32::from(c)).sum::<u32>() == t));
+            }
+        }
+    }
+
+    #[test]
+    fn never_settling_cascade_stops_when_decided() {
+        // RULES.md §3.3: 5 orbs on a 2x2 board (capacity 4) can never rest.
+        let mut g = from_text("2x2 classic 2 1a1a/1a1b a ab - 6");
+        play(&mut g, "a1");
+        assert_eq!(g.waves().len(), 2);
+        assert_eq!(g.counts(), [2, 0, 0, 3]);
+        assert_eq!(g.owners(), [0, -1, -1, 0]);
+        assert_eq!(g.winner(), Some(0));
+        assert_eq!(g.out(), 0b10);
+        assert_eq!(g.legal_count(), 0);
+        assert!(matches!(g.play(0), Err(Error::GameOver { winner: 0 })));
+        assert_eq!(format_position(&g), "2x2 classic 2 2a./.3a a ab b 7");
+    }
+
+    #[test]
+    fn drop_never_bursts_and_opening_cell_waits_for_an_arrival() {
+        // RULES.md §2 the opening cell.
+        for cell in 0..4 {
+            let mut g = AnyGame::new(Config::new(2, 2, 2, Rules::COLORWARS, 0).unwrap());
+            assert_eq!(g.play(cell).unwrap(), 0);
+            assert_eq!(g.counts()[cell as usize], 3);
+        }
+        let mut g = AnyGame::new(Config::new(2, 2, 2, Rules::COLORWARS, 0).unwrap());
+        for m in [0, 3, 0] {
+            g.play(m).unwrap();
+        }
+        // a1 held 3 in a corner; the fourth orb bursts it: 2 sent, 2 lost (empty).
+        assert_eq!(g.waves()[0].counts, [0, 1, 1, 3]);
+    }
+
+    #[test]
+    fn illegal_moves_leave_the_game_unchanged() {
+        let mut g = AnyGame::new(Config::new(5, 5, 2, Rules::COLORWARS, 0).unwrap());
+        g.play(0).unwrap();
+        g.play(24).unwrap();
+        let before = format_position(&g);
+        for bad in [-1, 25, 1 << 40, 24, 1] {
+            assert!(g.play(bad).is_err());
+            assert_eq!(format_position(&g), before);
+        }
+        assert!(matches!(g.play(24), Err(Error::IllegalMove { .. })));
+        assert!(matches!(g.play(99), Err(Error::InvalidMove(_))));
+    }
+
+    #[test]
+    fn pop_restores_every_position() {
+        let mut g = AnyGame::new(Config::new(4, 4, 3, Rules::CLASSIC, 1).unwrap());
+        let mut seen = vec![format_position(&g)];
+        let mut k = 0usize;
+        while g.winner().is_none() {
+            let moves = g.legal_moves();
+            g.play(moves[k % moves.len()] as i64).unwrap();
+            k = (k * 31 + 7) % 1_000_003;
+            seen.push(format_position(&g));
+        }
+        while g.pop().is_some() {
+            seen.pop();
+            assert_eq!(&format_position(&g), seen.last().unwrap());
+        }
+        assert_eq!(seen.len(), 1);
+    }
+
+    #[test]
+    fn every_storage_width_gives_the_same_game() {
+        // The same moves on boards stored in u64, Wide<2>, Wide<4> and Wide<16> words: the
+        // positions must agree cell for cell with a board of a different width class.
+        let cfg = Config::new(8, 8, 2, Rules::CLASSIC, 0).unwrap();
+        let mut narrow = Game::<u64>::new(cfg);
+        let mut wide = Game::<Wide<16>>::new(cfg);
+        let mut k = 5usize;
+        while narrow.pos.winner().is_none() {
+            let moves = narrow.legal_moves();
+            assert_eq!(moves, wide.legal_moves());
+            let m = moves[k % moves.len()];
+            k = k.wrapping_mul(2654435761).wrapping_add(11) % 1_000_003;
+            narrow.play(m as i64).unwrap();
+            wide.play(m as i64).unwrap();
+            assert_eq!(narrow.counts_of(&narrow.pos), wide.counts_of(&wide.pos));
+            assert_eq!(narrow.owners_of(&narrow.pos), wide.owners_of(&wide.pos));
+        }
+        assert_eq!(narrow.pos.winner(), wide.pos.winner());
+    }
+}

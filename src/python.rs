@@ -33,7 +33,7 @@ fn rules_of(py: Python<'_>, opening: &str, burst: &str) -> PyResult<Rules> {
 }
 
 /// The native engine's game; `colorwars.Game` wraps it with the friendly API.
-#[pyclass(module = "colorwars._core", name = "NativeGame", from_py_object)]
+#[pyclass(module = "colorwars._core", name = "NativeGame")]
 #[derive(Clone)]
 pub struct NativeGame {
     inner: AnyGame,
