@@ -196,7 +196,8 @@ fn finish_turn<B: Bits>(players: usize, pos: &mut Position<B>, mover: usize, dec
     // this comes back to the winner.
     let mut next = mover;
     loop {
-        next = (next + 1) % players;
+        // (no `%`: a division per move is measurable in the hot loop)
+        next = if next + 1 == players { 0 } else { next + 1 };
         if pos.out & (1 << next) == 0 {
             break;
         }
