@@ -1,9 +1,10 @@
 //! Native random playouts from the command line, without Python:
-//! `cargo run --release --example playouts -- 8 8 classic 100000`.
+//! `cargo run --release --example playouts -- 8 8 classic 100000 [threads]`.
 
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
-use colorwars::playout::random_games;
+use colorwars::simulate::{simulate, Policy, SimSpec};
 use colorwars::{Config, Rules};
 
 fn main() {
@@ -12,17 +13,32 @@ fn main() {
     let width: i64 = arg(0, "8").parse().expect("width");
     let height: i64 = arg(1, "8").parse().expect("height");
     let rules = Rules::parse(&arg(2, "classic")).expect("rules");
-    let games: u64 = arg(3, "100000").parse().expect("games");
-    let cfg = Config::new(width, height, 2, rules, 0).expect("config");
+    let games: usize = arg(3, "100000").parse().expect("games");
+    let threads: usize = arg(4, "1").parse().expect("threads");
+    let policy = Policy::parse(&arg(5, "random")).expect("policy");
+    let spec = SimSpec {
+        cfg: Config::new(width, height, 2, rules, 0).expect("config"),
+        policies: [policy; 8],
+        seed: 1,
+        max_plies: None,
+        record: false,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool");
     let t = Instant::now();
-    let s = random_games(&cfg, games, 1);
+    let out =
+        pool.install(|| simulate(&spec, 0, games, &AtomicU64::new(0), &AtomicBool::new(false)));
     let dt = t.elapsed().as_secs_f64();
+    let plies: u64 = out.games.iter().map(|g| u64::from(g.plies)).sum();
+    let waves: u64 = out.games.iter().map(|g| u64::from(g.waves)).sum();
     println!(
-        "{width}x{height} {}: {} games, {:.2} plies/game, {:.2} waves/ply, {:.2} M plies/s",
+        "{width}x{height} {} {}, {threads} thread(s): {games} games, {:.2} plies/game, {:.2} waves/ply, {:.2} M plies/s",
         rules.name(),
-        s.games,
-        s.plies as f64 / s.games as f64,
-        s.waves as f64 / s.plies as f64,
-        s.plies as f64 / dt / 1e6
+        policy.name(),
+        plies as f64 / games as f64,
+        waves as f64 / plies as f64,
+        plies as f64 / dt / 1e6
     );
 }

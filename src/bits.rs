@@ -41,6 +41,15 @@ pub trait Bits:
     fn nth(self, n: u32) -> usize;
     /// Calls `f` with each set index, lowest first.
     fn for_each(self, f: impl FnMut(usize));
+    /// Byte `j` of the set: cells `8j .. 8j + 8` as bits (`j < CAPACITY / 8`).
+    fn byte(self, j: usize) -> u8;
+    /// Picks one element: `choose(count)` returns a rank below `count` and this returns the
+    /// element of that rank, or `None` for an empty set (`choose` is then not called).
+    #[inline]
+    fn pick(self, choose: impl FnOnce(u32) -> u32) -> Option<usize> {
+        let n = self.count();
+        (n > 0).then(|| self.nth(choose(n)))
+    }
 
     #[inline]
     fn any(self) -> bool {
@@ -67,24 +76,35 @@ const SELECT_IN_BYTE: [u8; 2048] = {
     t
 };
 
-/// The index of the `n`-th lowest set bit of a word (`n < w.count_ones()`).
-///
-/// Branch-free broadword selection (S. Vigna, "Broadword implementation of rank/select
-/// queries", 2008): byte-wise prefix counts locate the byte, a table finishes inside it. It
-/// needs no popcount instruction, so the portable build is as fast as a native one.
-#[inline]
-fn select64(w: u64, n: u32) -> u32 {
-    const L8: u64 = 0x0101_0101_0101_0101;
-    const H8: u64 = 0x8080_8080_8080_8080;
+/// Byte `i` of the result: the set bits of `w` in bytes `0..=i` (so the top byte is the
+/// popcount). Plain SWAR arithmetic: no popcount instruction needed.
+#[inline(always)]
+fn byte_sums(w: u64) -> u64 {
     let mut s = w - ((w >> 1) & 0x5555_5555_5555_5555);
     s = (s & 0x3333_3333_3333_3333) + ((s >> 2) & 0x3333_3333_3333_3333);
-    // Byte i of `sums`: the set bits in bytes 0..=i (at most 64, so no carries between bytes).
-    let sums = ((s + (s >> 4)) & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(L8);
-    // High bit of byte i set where n >= sums[i]: the k-th bit lies beyond that byte.
+    ((s + (s >> 4)) & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(0x0101_0101_0101_0101)
+}
+
+/// The index of the `n`-th lowest set bit of a word (`n < w.count_ones()`), given its
+/// `byte_sums`.
+///
+/// Branch-free broadword selection (S. Vigna, "Broadword implementation of rank/select
+/// queries", 2008): the byte-wise prefix counts locate the byte, a table finishes inside it.
+#[inline(always)]
+fn select_in(w: u64, sums: u64, n: u32) -> u32 {
+    const L8: u64 = 0x0101_0101_0101_0101;
+    const H8: u64 = 0x8080_8080_8080_8080;
+    // High bit of byte i set where n >= sums[i]: the wanted bit lies beyond that byte (the
+    // sums are at most 64, so the subtraction never borrows across bytes).
     let beyond = ((u64::from(n).wrapping_mul(L8) | H8) - sums) & H8;
     let place = (((beyond >> 7).wrapping_mul(L8)) >> 53) & !7;
     let rank = u64::from(n) - (((sums << 8) >> place) & 0xff);
     place as u32 + u32::from(SELECT_IN_BYTE[(((w >> place) & 0xff) | (rank << 8)) as usize])
+}
+
+#[inline]
+fn select64(w: u64, n: u32) -> u32 {
+    select_in(w, byte_sums(w), n)
 }
 
 impl Bits for u64 {
@@ -118,6 +138,17 @@ impl Bits for u64 {
     #[inline]
     fn nth(self, n: u32) -> usize {
         select64(self, n) as usize
+    }
+    #[inline(always)]
+    fn byte(self, j: usize) -> u8 {
+        (self >> (8 * j)) as u8
+    }
+    #[inline(always)]
+    fn pick(self, choose: impl FnOnce(u32) -> u32) -> Option<usize> {
+        // One SWAR pass gives both the count and the select table.
+        let sums = byte_sums(self);
+        let n = (sums >> 56) as u32;
+        (n > 0).then(|| select_in(self, sums, choose(n)) as usize)
     }
     #[inline]
     fn for_each(self, mut f: impl FnMut(usize)) {
@@ -217,6 +248,10 @@ impl<const N: usize> Bits for Wide<N> {
     #[inline]
     fn has(self, i: usize) -> bool {
         (self.0[i / 64] >> (i % 64)) & 1 == 1
+    }
+    #[inline(always)]
+    fn byte(self, j: usize) -> u8 {
+        (self.0[j / 8] >> (8 * (j % 8))) as u8
     }
     #[inline]
     fn nth(self, mut n: u32) -> usize {

@@ -8,12 +8,15 @@ use crate::board::{Geometry, Position};
 use crate::rules::{Burst, Opening, Rules};
 
 /// Receives each wave of a cascade as it is resolved: the cells that burst in it and the
-/// position right after it. The hot loops use `()`, which compiles to nothing.
+/// position right after it. The hot loops use `()`, for which no position is even built.
 pub trait WaveSink<B> {
+    /// False for a sink that ignores waves (then `wave` is never called).
+    const ACTIVE: bool = true;
     fn wave(&mut self, bursts: B, after: &Position<B>);
 }
 
 impl<B> WaveSink<B> for () {
+    const ACTIVE: bool = false;
     #[inline(always)]
     fn wave(&mut self, _: B, _: &Position<B>) {}
 }
@@ -109,17 +112,23 @@ fn cascade<B: Bits, S: WaveSink<B>>(
     decisive: bool,
     sink: &mut S,
 ) -> u32 {
+    // The cascade runs on locals (kept in registers): the count planes, the mover's cells and
+    // the cells the mover has captured. Only the mover's cells burst and every cell that
+    // receives an orb becomes the mover's, so the other players lose exactly the captured
+    // cells; their sets are updated once, at the end.
+    let [mut c0, mut c1, mut c2] = pos.c;
+    let mut mine = pos.own[mover];
+    let mut captured = B::ZERO;
     let mut waves = 0;
     while unstable.any() {
         waves += 1;
         let u = unstable;
-        let [mut a0, mut a1, mut a2] = pos.c;
         match burst {
             // RULES.md §2: under `empty` the bursting cell empties completely.
             Burst::Empty => {
-                a0 &= !u;
-                a1 &= !u;
-                a2 &= !u;
+                c0 &= !u;
+                c1 &= !u;
+                c2 &= !u;
             }
             // RULES.md §2: under `subtract` it loses `degree` orbs: 2 (binary 010) in a corner,
             // 3 (011) on an edge, 4 (100) inside. It holds more than its capacity, so at least
@@ -128,12 +137,12 @@ fn cascade<B: Bits, S: WaveSink<B>>(
                 let b0 = u & geo.edge;
                 let b1 = u & (geo.corner | geo.edge);
                 let b2 = u & geo.inner;
-                let borrow0 = !a0 & b0;
-                a0 = a0 ^ b0;
-                let t1 = a1 ^ b1;
-                let borrow1 = (!a1 & b1) | (!t1 & borrow0);
-                a1 = t1 ^ borrow0;
-                a2 = a2 ^ b2 ^ borrow1;
+                let borrow0 = !c0 & b0;
+                c0 = c0 ^ b0;
+                let t1 = c1 ^ b1;
+                let borrow1 = (!c1 & b1) | (!t1 & borrow0);
+                c1 = t1 ^ borrow0;
+                c2 = c2 ^ b2 ^ borrow1;
             }
         }
         // One orb from each bursting neighbour, by direction.
@@ -151,52 +160,69 @@ fn cascade<B: Bits, S: WaveSink<B>>(
         let g1 = k1 ^ k2 ^ t;
         let g2 = k1 & k2;
         // count += gain (the result is at most 7, see board.rs).
-        let carry0 = a0 & g0;
-        let c0 = a0 ^ g0;
-        let t1 = a1 ^ g1;
-        let carry1 = (a1 & g1) | (t1 & carry0);
-        let c1 = t1 ^ carry0;
-        let c2 = a2 ^ g2 ^ carry1;
-        pos.c = [c0, c1, c2];
+        let carry0 = c0 & g0;
+        c0 = c0 ^ g0;
+        let t1 = c1 ^ g1;
+        let carry1 = (c1 & g1) | (t1 & carry0);
+        c1 = t1 ^ carry0;
+        c2 = c2 ^ g2 ^ carry1;
         // RULES.md §1: a cell that receives an orb becomes the mover's, with what it held.
         let gained = from_left | from_right | from_above | from_below;
-        for own in pos.own.iter_mut().take(players) {
-            *own &= !gained;
-        }
+        captured |= gained;
         let occupied = c0 | c1 | c2;
         // RULES.md §3.1: a cell left with no orbs has no owner (only the mover's cells burst).
-        pos.own[mover] = (pos.own[mover] | gained) & occupied;
-        sink.wave(u, pos);
+        mine = (mine | gained) & occupied;
+        if S::ACTIVE {
+            let mut after = *pos;
+            after.c = [c0, c1, c2];
+            settle_owners(&mut after, players, mover, mine, captured);
+            sink.wave(u, &after);
+        }
         // RULES.md §3.3: stop as soon as the game is decided, so every cascade ends.
-        if decisive && (occupied & !pos.own[mover]).is_zero() {
+        if decisive && (occupied & !mine).is_zero() {
             break;
         }
         // RULES.md §2: unstable next are the cells over capacity that gained an orb or (only
         // possible under `subtract`) have just burst; an untouched opening cell stays put.
-        unstable = geo.over_capacity(&pos.c) & (gained | u);
+        unstable = geo.over_capacity(&[c0, c1, c2]) & (gained | u);
     }
+    pos.c = [c0, c1, c2];
+    settle_owners(pos, players, mover, mine, captured);
     waves
+}
+
+/// Writes the cascade's ownership back: the mover holds `mine`; the others lose `captured`.
+#[inline(always)]
+fn settle_owners<B: Bits>(
+    pos: &mut Position<B>,
+    players: usize,
+    mover: usize,
+    mine: B,
+    captured: B,
+) {
+    for own in pos.own.iter_mut().take(players) {
+        *own &= !captured;
+    }
+    pos.own[mover] = mine;
 }
 
 /// Eliminations, the winner and the next player (RULES.md §1, §3.6).
 #[inline(always)]
 fn finish_turn<B: Bits>(players: usize, pos: &mut Position<B>, mover: usize, decisive: bool) {
     if decisive {
-        for p in 0..players {
-            if p != mover && pos.own[p].is_zero() {
-                pos.out |= 1 << p;
-            }
+        // Who holds nothing, without a branch per player (the mover always holds orbs).
+        let mut empty = 0u8;
+        for (p, own) in pos.own.iter().enumerate().take(players) {
+            empty |= u8::from(own.is_zero()) << p;
         }
+        pos.out |= empty;
         let all_players = ((1u16 << players) - 1) as u8;
         if pos.out == all_players & !(1 << mover) {
             pos.winner = mover as u8;
         }
     }
-    // Turns go round from the mover, skipping players who are out; with everyone else out
-    // this comes back to the winner.
     let mut next = mover;
     loop {
-        // (no `%`: a division per move is measurable in the hot loop)
         next = if next + 1 == players { 0 } else { next + 1 };
         if pos.out & (1 << next) == 0 {
             break;

@@ -13,6 +13,8 @@ pub enum Error {
     InvalidPlayer { player: i64, players: i64 },
     /// An unknown rule preset or axis value.
     InvalidRules(String),
+    /// An unknown policy name.
+    InvalidPolicy(String),
     /// Move input that does not name a cell of this board.
     InvalidMove(String),
     /// A cell of the board on which the player to move may not place.
@@ -44,6 +46,7 @@ impl fmt::Display for Error {
                 (b'a' + (*players as u8).saturating_sub(1).min(7)) as char
             ),
             Error::InvalidRules(msg) => write!(f, "invalid rules: {msg}"),
+            Error::InvalidPolicy(msg) => write!(f, "invalid policy: {msg}"),
             Error::InvalidMove(msg) => write!(f, "invalid move: {msg}"),
             Error::IllegalMove { cell, reason } => write!(f, "illegal move {cell}: {reason}"),
             Error::GameOver { winner } => write!(

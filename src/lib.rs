@@ -2,8 +2,8 @@
 //!
 //! The rules are in `seeds/RULES.md`. One concept per module: `rules` (options, presets,
 //! limits), `board` (geometry and storage), `cascade` (placing and wave resolution), `game`
-//! (history, checked moves, position validation), `notation` (text forms), `playout`
-//! (native random games). The Python binding lives in `python` and is compiled only with the
+//! (history, checked moves, position validation), `notation` (text forms), `simulate`
+//! (many games on a thread pool). The Python binding lives in `python` and is compiled only with the
 //! `python` feature, so the rules code never depends on PyO3.
 
 pub mod bits;
@@ -12,8 +12,9 @@ pub mod cascade;
 pub mod error;
 pub mod game;
 pub mod notation;
-pub mod playout;
 pub mod rules;
+pub mod simulate;
+pub mod vecenv;
 
 #[cfg(feature = "python")]
 mod python;

@@ -1,14 +1,20 @@
 //! The Python binding (`colorwars._core`): converts types, maps errors, releases the GIL for
 //! long work. No rules live here.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::{PyIndexError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 use crate::error::Error;
 use crate::game::AnyGame;
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
-use crate::playout::random_games;
 use crate::rules::{Config, Rules};
+use crate::simulate::{Policy, SimOutput, SimSpec};
+use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
 
 /// Raises the `colorwars.errors` class for a core error (they are all `ValueError`s).
 fn to_py(py: Python<'_>, e: Error) -> PyErr {
@@ -16,6 +22,7 @@ fn to_py(py: Python<'_>, e: Error) -> PyErr {
         Error::InvalidSize { .. } => "InvalidSizeError",
         Error::InvalidPlayers { .. } | Error::InvalidPlayer { .. } => "InvalidPlayersError",
         Error::InvalidRules(_) => "InvalidRulesError",
+        Error::InvalidPolicy(_) => "InvalidPolicyError",
         Error::InvalidMove(_) => "InvalidMoveError",
         Error::IllegalMove { .. } => "IllegalMoveError",
         Error::GameOver { .. } => "GameOverError",
@@ -196,29 +203,363 @@ impl NativeGame {
     }
 }
 
-/// Plays `games` uniformly random games natively (GIL released). Returns
-/// (games, plies, waves, wins per player).
-#[pyfunction]
-#[pyo3(signature = (width, height, players, opening, burst, games, seed))]
-#[allow(clippy::too_many_arguments)]
-fn random_playouts(
+fn pool(py: Python<'_>, threads: usize) -> PyResult<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads) // 0: rayon's default, one per core
+        .build()
+        .map_err(|e| {
+            to_py(
+                py,
+                Error::InvalidPolicy(format!("cannot start {threads} threads: {e}")),
+            )
+        })
+}
+
+fn config(
     py: Python<'_>,
     width: i64,
     height: i64,
     players: i64,
     opening: &str,
     burst: &str,
-    games: u64,
-    seed: u64,
-) -> PyResult<(u64, u64, u64, Vec<u64>)> {
+    first: i64,
+) -> PyResult<Config> {
     let rules = rules_of(py, opening, burst)?;
-    let cfg = Config::new(width, height, players, rules, 0).map_err(|e| to_py(py, e))?;
-    let s = py.detach(|| random_games(&cfg, games, seed));
-    Ok((s.games, s.plies, s.waves, s.wins[..cfg.players].to_vec()))
+    Config::new(width, height, players, rules, first).map_err(|e| to_py(py, e))
+}
+
+/// The arrays of a simulation run, by name (numpy arrays), plus `elapsed` (seconds in the
+/// native loop) and `complete` (false when interrupted).
+type SimArrays<'py> = Bound<'py, PyDict>;
+
+/// Plays games `start .. start + games` natively on `threads` threads with the GIL released.
+/// `progress(done)` is called from this thread about every `interval` seconds; Ctrl-C (or an
+/// exception in `progress`) stops the run and is raised.
+#[pyfunction]
+#[pyo3(signature = (width, height, players, opening, burst, first, policies, seed, games, start=0, threads=0, max_plies=None, record=false, progress=None, interval=0.1))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    width: i64,
+    height: i64,
+    players: i64,
+    opening: &str,
+    burst: &str,
+    first: i64,
+    policies: Vec<String>,
+    seed: u64,
+    games: usize,
+    start: u64,
+    threads: usize,
+    max_plies: Option<u32>,
+    record: bool,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
+) -> PyResult<SimArrays<'py>> {
+    let cfg = config(py, width, height, players, opening, burst, first)?;
+    if policies.len() != cfg.players {
+        return Err(to_py(
+            py,
+            Error::InvalidPolicy(format!(
+                "{} policies given for {} players: give one per seat",
+                policies.len(),
+                cfg.players
+            )),
+        ));
+    }
+    let mut seats = [Policy::Random; 8];
+    for (seat, name) in seats.iter_mut().zip(&policies) {
+        *seat = Policy::parse(name).map_err(|e| to_py(py, e))?;
+    }
+    let spec = SimSpec {
+        cfg,
+        policies: seats,
+        seed,
+        max_plies,
+        record,
+    };
+    let pool = pool(py, threads)?;
+    let done = AtomicU64::new(0);
+    let cancel = AtomicBool::new(false);
+    let interval = Duration::from_secs_f64(interval.clamp(0.001, 3600.0));
+    let (out, elapsed, failure) = py.detach(|| {
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(|| {
+                let t = Instant::now();
+                let out = pool.install(|| run_simulation(&spec, start, games, &done, &cancel));
+                (out, t.elapsed().as_secs_f64())
+            });
+            let mut failure: Option<PyErr> = None;
+            let mut last = Instant::now();
+            while !worker.is_finished() {
+                std::thread::sleep(Duration::from_millis(2).min(interval));
+                if last.elapsed() < interval && failure.is_none() {
+                    continue;
+                }
+                last = Instant::now();
+                if failure.is_some() {
+                    continue;
+                }
+                // Signals (Ctrl-C) and the progress callback need the GIL, briefly.
+                Python::attach(|py| {
+                    let result = py.check_signals().and_then(|()| match &progress {
+                        Some(cb) => cb.call1(py, (done.load(Ordering::Relaxed),)).map(drop),
+                        None => Ok(()),
+                    });
+                    if let Err(e) = result {
+                        cancel.store(true, Ordering::Relaxed);
+                        failure = Some(e);
+                    }
+                });
+            }
+            let (out, elapsed) = worker.join().expect("the simulation thread does not panic");
+            (out, elapsed, failure)
+        })
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if let Some(cb) = &progress {
+        cb.call1(py, (done.load(Ordering::Relaxed),))?;
+    }
+    let d = PyDict::new(py);
+    let g = &out.games;
+    d.set_item(
+        "winners",
+        PyArray1::from_iter(py, g.iter().map(|x| x.winner)),
+    )?;
+    d.set_item(
+        "plies",
+        PyArray1::from_iter(py, g.iter().map(|x| x.plies as i32)),
+    )?;
+    d.set_item(
+        "waves",
+        PyArray1::from_iter(py, g.iter().map(|x| x.waves as i32)),
+    )?;
+    d.set_item(
+        "longest_cascade",
+        PyArray1::from_iter(py, g.iter().map(|x| x.longest_cascade as i32)),
+    )?;
+    d.set_item(
+        "first_moves",
+        PyArray1::from_iter(py, g.iter().map(|x| i32::from(x.first_move))),
+    )?;
+    if record {
+        d.set_item("moves", PyArray1::from_slice(py, &out.moves))?;
+        d.set_item(
+            "offsets",
+            PyArray1::from_iter(py, out.offsets.iter().map(|&o| o as i64)),
+        )?;
+    }
+    d.set_item("elapsed", elapsed)?;
+    d.set_item("complete", out.complete)?;
+    Ok(d)
+}
+
+fn run_simulation(
+    spec: &SimSpec,
+    start: u64,
+    games: usize,
+    done: &AtomicU64,
+    cancel: &AtomicBool,
+) -> SimOutput {
+    crate::simulate::simulate(spec, start, games, done, cancel)
+}
+
+fn illegal_mode(py: Python<'_>, name: &str) -> PyResult<Illegal> {
+    match name {
+        "raise" => Ok(Illegal::Raise),
+        "lose" => Ok(Illegal::Lose),
+        _ => Err(to_py(
+            py,
+            Error::InvalidPolicy(format!(
+                "unknown illegal-action mode {name:?}; allowed are \"raise\" and \"lose\""
+            )),
+        )),
+    }
+}
+
+/// The native batch of environments; `colorwars.VectorEnv` wraps it. It owns its output
+/// arrays and rewrites them in place on every `reset` and `step`.
+#[pyclass(module = "colorwars._core", name = "NativeVecEnv")]
+pub struct NativeVecEnv {
+    env: AnyVecEnv,
+    pool: rayon::ThreadPool,
+    illegal: Illegal,
+    #[pyo3(get)]
+    obs: Py<PyArray4<u8>>,
+    #[pyo3(get)]
+    mask: Py<PyArray2<u8>>,
+    #[pyo3(get)]
+    to_move: Py<PyArray1<i8>>,
+    #[pyo3(get)]
+    rewards: Py<PyArray1<f32>>,
+    #[pyo3(get)]
+    seat_rewards: Py<PyArray2<f32>>,
+    #[pyo3(get)]
+    terminated: Py<PyArray1<u8>>,
+    #[pyo3(get)]
+    truncated: Py<PyArray1<u8>>,
+    #[pyo3(get)]
+    winner: Py<PyArray1<i8>>,
+    #[pyo3(get)]
+    episode_plies: Py<PyArray1<u32>>,
+    #[pyo3(get)]
+    illegal_actions: Py<PyArray1<u8>>,
+    #[pyo3(get)]
+    actions: Py<PyArray1<i64>>,
+}
+
+/// Borrows every output array mutably and runs `f` on the buffers with the GIL released.
+macro_rules! with_buffers {
+    ($self:ident, $py:ident, |$b:ident| $body:expr) => {{
+        let mut obs = $self.obs.bind($py).readwrite();
+        let mut mask = $self.mask.bind($py).readwrite();
+        let mut to_move = $self.to_move.bind($py).readwrite();
+        let mut rewards = $self.rewards.bind($py).readwrite();
+        let mut seat = $self.seat_rewards.bind($py).readwrite();
+        let mut term = $self.terminated.bind($py).readwrite();
+        let mut trunc = $self.truncated.bind($py).readwrite();
+        let mut winner = $self.winner.bind($py).readwrite();
+        let mut eplies = $self.episode_plies.bind($py).readwrite();
+        let mut illegal = $self.illegal_actions.bind($py).readwrite();
+        let mut $b = Buffers {
+            obs: obs.as_slice_mut().expect("contiguous"),
+            mask: mask.as_slice_mut().expect("contiguous"),
+            to_move: to_move.as_slice_mut().expect("contiguous"),
+            rewards: rewards.as_slice_mut().expect("contiguous"),
+            seat_rewards: seat.as_slice_mut().expect("contiguous"),
+            terminated: term.as_slice_mut().expect("contiguous"),
+            truncated: trunc.as_slice_mut().expect("contiguous"),
+            winner: winner.as_slice_mut().expect("contiguous"),
+            episode_plies: eplies.as_slice_mut().expect("contiguous"),
+            illegal: illegal.as_slice_mut().expect("contiguous"),
+        };
+        $body
+    }};
+}
+
+#[pymethods]
+impl NativeVecEnv {
+    #[new]
+    #[pyo3(signature = (num_envs, width, height, players, opening, burst, first, max_plies, threads, illegal))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        num_envs: usize,
+        width: i64,
+        height: i64,
+        players: i64,
+        opening: &str,
+        burst: &str,
+        first: i64,
+        max_plies: Option<u32>,
+        threads: usize,
+        illegal: &str,
+    ) -> PyResult<Self> {
+        let cfg = config(py, width, height, players, opening, burst, first)?;
+        let (b, p, h, w) = (num_envs, cfg.players, cfg.height, cfg.width);
+        Ok(NativeVecEnv {
+            env: AnyVecEnv::new(cfg, num_envs, max_plies),
+            pool: pool(py, threads)?,
+            illegal: illegal_mode(py, illegal)?,
+            obs: PyArray4::zeros(py, [b, p, h, w], false).unbind(),
+            mask: PyArray2::zeros(py, [b, h * w], false).unbind(),
+            to_move: PyArray1::zeros(py, b, false).unbind(),
+            rewards: PyArray1::zeros(py, b, false).unbind(),
+            seat_rewards: PyArray2::zeros(py, [b, p], false).unbind(),
+            terminated: PyArray1::zeros(py, b, false).unbind(),
+            truncated: PyArray1::zeros(py, b, false).unbind(),
+            winner: PyArray1::zeros(py, b, false).unbind(),
+            episode_plies: PyArray1::zeros(py, b, false).unbind(),
+            illegal_actions: PyArray1::zeros(py, b, false).unbind(),
+            actions: PyArray1::zeros(py, b, false).unbind(),
+        })
+    }
+
+    #[getter]
+    fn num_envs(&self) -> usize {
+        self.env.num_envs()
+    }
+
+    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) {
+        let (env, pool) = (&mut self.env, &self.pool);
+        with_buffers!(self, py, |b| py
+            .detach(|| pool.install(|| env.reset(seed, &mut b))))
+    }
+
+    /// Steps every environment with `actions` (int64, one per environment). Under the
+    /// "raise" mode an illegal action raises and nothing changes.
+    fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
+        let n = self.env.num_envs();
+        let actions = actions.as_slice().map_err(|_| {
+            to_py(
+                py,
+                Error::InvalidMove("actions must be a contiguous array".into()),
+            )
+        })?;
+        if actions.len() != n {
+            return Err(to_py(
+                py,
+                Error::InvalidMove(format!(
+                    "{} actions for {n} environments: give one per environment",
+                    actions.len()
+                )),
+            ));
+        }
+        let (env, pool, mode) = (&mut self.env, &self.pool, self.illegal);
+        if mode == Illegal::Raise {
+            if let Some((i, a)) = py.detach(|| pool.install(|| env.find_illegal(actions))) {
+                let cells = env.cfg().cells() as i64;
+                let what = if (0..cells).contains(&a) {
+                    "not a legal move there"
+                } else {
+                    "not a cell of the board"
+                };
+                return Err(to_py(
+                    py,
+                    Error::IllegalMove {
+                        cell: a.max(0) as usize,
+                        reason: format!(
+                            "environment {i}: action {a} is {what}; no environment was changed"
+                        ),
+                    },
+                ));
+            }
+        }
+        with_buffers!(self, py, |b| py
+            .detach(|| pool.install(|| env.step(actions, mode, &mut b))));
+        Ok(())
+    }
+
+    /// Writes a uniformly random legal action per environment into `actions` and returns it.
+    fn sample_legal<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        let arr = self.actions.bind(py).clone();
+        {
+            let mut out = arr.readwrite();
+            let slice = out.as_slice_mut().expect("contiguous");
+            let (env, pool) = (&mut self.env, &self.pool);
+            py.detach(|| pool.install(|| env.sample_legal(slice)));
+        }
+        arr
+    }
+
+    /// Environment `i`'s board: (counts, owners, to_move, ply).
+    fn snapshot(&self, py: Python<'_>, i: usize) -> PyResult<(Vec<u32>, Vec<i8>, usize, u32)> {
+        if i >= self.env.num_envs() {
+            return Err(PyIndexError::new_err(format!(
+                "environment {i} does not exist (there are {})",
+                self.env.num_envs()
+            )));
+        }
+        let _ = py;
+        let (c, o, t, p) = self.env.snapshot(i);
+        Ok((c.into_iter().map(u32::from).collect(), o, t, p))
+    }
 }
 
 #[pymodule]
 mod _core {
     #[pymodule_export]
-    use super::{random_playouts, NativeGame};
+    use super::{simulate, NativeGame, NativeVecEnv};
 }

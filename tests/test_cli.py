@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import colorwars
 import pytest
 from colorwars.cli import main
 
@@ -53,3 +55,68 @@ def test_console_script_is_installed() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "final position" in done.stdout
+
+
+def test_simulate_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--games", "3000", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "3,000 games, 5x5 colorwars, 2 players, seed 4" in out
+    assert "a (first)" in out
+    assert "95% interval" in out
+    assert "game length: mean" in out
+    assert "plies/s" in out
+
+
+def test_simulate_options_and_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out_file = tmp_path / "games.json"
+    code = main(
+        [
+            "simulate",
+            "--games",
+            "500",
+            "--size",
+            "6x4",
+            "--rules",
+            "classic",
+            "--players",
+            "3",
+            "--policies",
+            "greedy,random,random",
+            "--first",
+            "b",
+            "--threads",
+            "1",
+            "--max-plies",
+            "40",
+            "--output",
+            str(out_file),
+            "--record",
+            "--json",
+        ]
+    )
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out.split("per-game results")[0])
+    assert summary["board"] == "6x4"
+    assert summary["policies"] == ["greedy", "random", "random"]
+    doc = json.loads(out_file.read_text())
+    assert len(doc["moves"]) == 500
+    assert max(doc["games"]["plies"]) <= 40
+    # The recorded games replay.
+    g = colorwars.Game(6, 4, 3, "classic", first=1)
+    for m in doc["moves"][0]:
+        g.play(m)
+    assert (g.winner if g.winner is not None else -1) == doc["games"]["winner"][0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--policies", "smart"], "unknown policy"),
+        (["--size", "1x5"], "2 to 32"),
+        (["--games", "-5"], "number of games"),
+        (["--output", "x.txt"], ".csv or .json"),
+    ],
+)
+def test_simulate_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--games", "10", *args]) == 1
+    assert message in capsys.readouterr().err

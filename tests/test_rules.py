@@ -299,11 +299,9 @@ def test_no_cell_ever_holds_more_than_seven(engine: Any) -> None:
 
 def test_random_game_lengths_match_the_rules_notes() -> None:
     """RULES.md §4: random play lasts about 31 plies on 5x5 colorwars and about 121 on 8x8
-    classic (native playouts, fixed seed, thousands of games)."""
-    from colorwars import _core
-
-    games, plies, _, wins = _core.random_playouts(5, 5, 2, "drop3", "empty", 20_000, 11)
-    assert 30.0 < plies / games < 31.5
-    assert sum(wins) == games
-    games, plies, _, _ = _core.random_playouts(8, 8, 2, "none", "subtract", 5_000, 12)
-    assert 119.0 < plies / games < 123.0
+    classic (native simulation, fixed seed, thousands of games)."""
+    r = colorwars.simulate(games=20_000, width=5, height=5, rules="colorwars", seed=11)
+    assert 30.0 < r.plies.mean() < 31.5
+    assert (r.winners >= 0).all()
+    r = colorwars.simulate(games=5_000, width=8, height=8, rules="classic", seed=12)
+    assert 119.0 < r.plies.mean() < 123.0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from colorwars import reference
 from colorwars._common import Move, Wave
+from colorwars.env import VectorEnv
 from colorwars.errors import (
     ColorwarsError,
     ConfigError,
@@ -19,6 +20,7 @@ from colorwars.errors import (
     IllegalMoveError,
     InvalidMoveError,
     InvalidPlayersError,
+    InvalidPolicyError,
     InvalidPositionError,
     InvalidRecordError,
     InvalidRulesError,
@@ -27,6 +29,7 @@ from colorwars.errors import (
 from colorwars.game import Game
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS, Rules
+from colorwars.simulation import SimulationResult, simulate
 
 __version__ = "0.1.0"
 
@@ -40,12 +43,16 @@ __all__ = [
     "IllegalMoveError",
     "InvalidMoveError",
     "InvalidPlayersError",
+    "InvalidPolicyError",
     "InvalidPositionError",
     "InvalidRecordError",
     "InvalidRulesError",
     "InvalidSizeError",
     "Move",
     "Rules",
+    "SimulationResult",
+    "VectorEnv",
     "Wave",
     "reference",
+    "simulate",
 ]

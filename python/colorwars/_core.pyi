@@ -1,8 +1,12 @@
 """The native engine (Rust). Use ``colorwars.Game``; this module is its storage and hot loops."""
 
-from typing import final
+from collections.abc import Callable
+from typing import Any, final
 
-__all__ = ["NativeGame", "random_playouts"]
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["NativeGame", "NativeVecEnv", "simulate"]
 
 @final
 class NativeGame:
@@ -47,6 +51,64 @@ class NativeGame:
     def parse_cell(self, name: str) -> int: ...
     def cell_name(self, cell: int) -> str: ...
 
-def random_playouts(
-    width: int, height: int, players: int, opening: str, burst: str, games: int, seed: int
-) -> tuple[int, int, int, list[int]]: ...
+def simulate(
+    width: int,
+    height: int,
+    players: int,
+    opening: str,
+    burst: str,
+    first: int,
+    policies: list[str],
+    seed: int,
+    games: int,
+    start: int = 0,
+    threads: int = 0,
+    max_plies: int | None = None,
+    record: bool = False,
+    progress: Callable[[int], object] | None = None,
+    interval: float = 0.1,
+) -> dict[str, Any]: ...
+
+@final
+class NativeVecEnv:
+    def __new__(
+        cls,
+        num_envs: int,
+        width: int,
+        height: int,
+        players: int,
+        opening: str,
+        burst: str,
+        first: int,
+        max_plies: int | None,
+        threads: int,
+        illegal: str,
+    ) -> NativeVecEnv: ...
+    @property
+    def num_envs(self) -> int: ...
+    @property
+    def obs(self) -> npt.NDArray[np.uint8]: ...
+    @property
+    def mask(self) -> npt.NDArray[np.uint8]: ...
+    @property
+    def to_move(self) -> npt.NDArray[np.int8]: ...
+    @property
+    def rewards(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def seat_rewards(self) -> npt.NDArray[np.float32]: ...
+    @property
+    def terminated(self) -> npt.NDArray[np.uint8]: ...
+    @property
+    def truncated(self) -> npt.NDArray[np.uint8]: ...
+    @property
+    def winner(self) -> npt.NDArray[np.int8]: ...
+    @property
+    def episode_plies(self) -> npt.NDArray[np.uint32]: ...
+    @property
+    def illegal_actions(self) -> npt.NDArray[np.uint8]: ...
+    @property
+    def actions(self) -> npt.NDArray[np.int64]: ...
+    def reset(self, seed: int | None) -> None: ...
+    def step(self, actions: npt.NDArray[np.int64]) -> None: ...
+    def sample_legal(self) -> npt.NDArray[np.int64]: ...
+    def snapshot(self, i: int) -> tuple[list[int], list[int], int, int]: ...

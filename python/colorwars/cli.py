@@ -98,6 +98,89 @@ def cmd_replay(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _size(text: str) -> tuple[int, int]:
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.isdigit() and height.isdigit()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 5x5")
+    return int(width), int(height)
+
+
+def _player(text: str) -> int:
+    if len(text) == 1 and text in PLAYER_LETTERS:
+        return PLAYER_LETTERS.index(text)
+    if text.isdigit() and int(text) < len(PLAYER_LETTERS):
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{text!r} is not a player (a to h, or 0 to 7)")
+
+
+def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.table import Table
+
+    from colorwars.simulation import simulate
+
+    width, height = args.size
+    if args.output and not args.output.lower().endswith((".csv", ".json")):
+        Console(stderr=True).print(f"[red]error:[/red] --output {args.output}: use .csv or .json")
+        return 1
+    policies = args.policies.split(",")
+    if len(policies) == 1:
+        policies = policies * args.players
+    kwargs = {
+        "games": args.games, "width": width, "height": height, "players": args.players,
+        "rules": args.rules, "policies": policies, "seed": args.seed, "threads": args.threads,
+        "max_plies": args.max_plies, "first": args.first,
+        "record": bool(args.record and args.output and args.output.endswith(".json")),
+    }  # fmt: skip
+    show_bar = not args.no_progress and console.is_terminal and args.games >= 50_000
+    if show_bar:
+        columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn())
+        with Progress(*columns, TimeRemainingColumn(), console=console, transient=True) as bar:
+            task = bar.add_task("simulating", total=args.games)
+            result = simulate(**kwargs, progress=lambda done, _: bar.update(task, completed=done))
+    else:
+        result = simulate(**kwargs)
+    s = result.summary()
+    if args.json:
+        console.print_json(data=s)
+    else:
+        title = (
+            f"{s['games']:,} games, {s['board']} {s['rules']}, {s['players']} players, "
+            f"seed {s['seed']}"
+        )
+        table = Table(title=title, title_justify="left")
+        for name in ("seat", "policy", "wins", "win rate", "95% interval"):
+            table.add_column(name, justify="left" if name in ("seat", "policy") else "right")
+        for seat in range(s["players"]):
+            lo, hi = s["win_rate_ci95"][seat]
+            table.add_row(
+                PLAYER_LETTERS[seat] + (" (first)" if seat == result.first else ""),
+                s["policies"][seat],
+                f"{s['wins'][seat]:,}",
+                f"{s['win_rate'][seat]:.2%}",
+                f"{lo:.2%} - {hi:.2%}",
+            )
+        console.print(table)
+        p = s["plies"]
+        console.print(
+            f"game length: mean {p['mean']:.1f} plies (sd {p['std']:.1f}), min {p['min']}, "
+            f"10% {p['p10']:.0f}, median {p['median']:.0f}, 90% {p['p90']:.0f}, max {p['max']}"
+        )
+        if s["truncated"]:
+            console.print(f"unfinished (cut at {args.max_plies} plies): {s['truncated']:,}")
+        console.print(
+            f"cascades: {s['waves_per_ply']:.2f} waves per ply, longest {s['longest_cascade']}"
+        )
+        console.print(
+            f"speed: {s['games_per_second']:,.0f} games/s, {s['plies_per_second']:,.0f} plies/s "
+            f"({s['seconds']:.2f} s on {'all cores' if not args.threads else args.threads})"
+        )
+    if args.output:
+        result.write(args.output)
+        console.print(f"per-game results written to {args.output}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="colorwars",
@@ -123,6 +206,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("--quiet", action="store_true", help="only the final position")
     replay.set_defaults(run=cmd_replay)
+
+    sim = sub.add_parser(
+        "simulate",
+        help="play many games natively on all cores and summarise them",
+        description="Play many complete games natively (all cores, reproducible by seed) and "
+        "print win rates with 95%% intervals, game lengths and speed.",
+    )
+    sim.add_argument("--games", type=int, default=100_000, help="how many games (100000)")
+    sim.add_argument("--size", type=_size, default=(5, 5), help="WIDTHxHEIGHT (5x5)")
+    sim.add_argument("--rules", default="colorwars", help="colorwars, classic or OPENING+BURST")
+    sim.add_argument("--players", type=int, default=2, help="2 to 8 (2)")
+    sim.add_argument(
+        "--policies",
+        default="random",
+        help="random or greedy, one for all seats or a comma list per seat (random)",
+    )
+    sim.add_argument("--first", type=_player, default=0, help="who moves first: a-h (a)")
+    sim.add_argument("--threads", type=int, default=0, help="0 for all cores (0)")
+    sim.add_argument("--seed", type=int, default=0, help="the run's seed (0)")
+    sim.add_argument("--max-plies", type=int, default=None, help="cut games off (no limit)")
+    sim.add_argument("--output", help="write per-game results to FILE.csv or FILE.json")
+    sim.add_argument(
+        "--record", action="store_true", help="with a .json output: include every game's moves"
+    )
+    sim.add_argument("--json", action="store_true", help="print the summary as JSON")
+    sim.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sim.set_defaults(run=cmd_simulate)
     return parser
 
 

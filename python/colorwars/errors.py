@@ -10,6 +10,7 @@ __all__ = [
     "IllegalMoveError",
     "InvalidMoveError",
     "InvalidPlayersError",
+    "InvalidPolicyError",
     "InvalidPositionError",
     "InvalidRecordError",
     "InvalidRulesError",
@@ -35,6 +36,10 @@ class InvalidPlayersError(ConfigError):
 
 class InvalidRulesError(ConfigError):
     """An unknown rule set, opening or burst."""
+
+
+class InvalidPolicyError(ConfigError):
+    """An unknown policy name, or a policy list of the wrong length."""
 
 
 class InvalidMoveError(ColorwarsError):

@@ -1,0 +1,119 @@
+"""High-volume simulation speed, measured on what `pip install .` builds.
+
+Prints, in one run:
+1. native random playouts on one thread (`colorwars.simulate(threads=1)`): plies per second
+   in the native loop and for the whole Python call, and their ratio;
+2. the pure-Python reference engine on the same work (random games), and the ratio;
+3. two threads against one;
+4. the greedy policy on one thread;
+5. `VectorEnv` with 4096 environments on 8x8 classic, random legal actions from
+   `sample_legal()`: environment steps per second, observations included.
+
+Every native figure is the best of several runs (the least disturbed by other load).
+
+    python benchmarks/bench_simulate.py           # about a minute
+    python benchmarks/bench_simulate.py --quick   # a few seconds, rougher
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import time
+
+import colorwars
+from colorwars import reference
+
+
+def best_simulate(repeats: int, **kwargs: object) -> tuple[float, float, int]:
+    """(native-loop plies/s, whole-call plies/s, plies) of the best of `repeats` runs."""
+    best = (0.0, 0.0, 0)
+    for k in range(repeats):
+        r = colorwars.simulate(seed=k, **kwargs)  # type: ignore[arg-type]
+        plies = int(r.plies.sum())
+        native, call = plies / r.elapsed, plies / r.wall
+        if native > best[0]:
+            best = (native, call, plies)
+    return best
+
+
+def reference_rate(width: int, height: int, rules: str, seconds: float) -> float:
+    rng = random.Random(0)
+    plies = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        g = reference.Game(width=width, height=height, rules=rules)
+        while g.winner is None:
+            g.play(rng.choice(g.legal_moves()))
+        plies += g.ply
+    return plies / (time.perf_counter() - start)
+
+
+def env_rate(num_envs: int, threads: int, seconds: float, windows: int) -> float:
+    env = colorwars.VectorEnv(
+        num_envs=num_envs, width=8, height=8, rules="classic", threads=threads
+    )
+    env.reset(seed=0)
+    best = 0.0
+    for _ in range(windows):
+        steps = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            env.step(env.sample_legal())
+            steps += num_envs
+        best = max(best, steps / (time.perf_counter() - start))
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="shorter runs")
+    args = parser.parse_args()
+    q = args.quick
+    repeats = 2 if q else 5
+    print(f"colorwars {colorwars.__version__}, Python {platform.python_version()}, "
+          f"{platform.machine()}, {os.cpu_count()} cores")  # fmt: skip
+    cases = [("5x5 colorwars", 5, 5, "colorwars", 40_000 if q else 200_000),
+             ("8x8 classic", 8, 8, "classic", 10_000 if q else 50_000)]  # fmt: skip
+    print("\n1-2. random playouts, one thread (goal: >= 20 M plies/s, >= 300x reference, "
+          "call within 10% of the loop)")  # fmt: skip
+    print(f"  {'case':<15}{'native loop':>16}{'whole call':>16}{'call/loop':>11}"
+          f"{'reference':>14}{'native/ref':>12}")  # fmt: skip
+    one_thread = {}
+    for name, w, h, rules, games in cases:
+        native, call, _ = best_simulate(
+            repeats, games=games, width=w, height=h, rules=rules, threads=1
+        )
+        ref = reference_rate(w, h, rules, 1.0 if q else 4.0)
+        one_thread[name] = native
+        print(f"  {name:<15}{native / 1e6:>12.2f} M/s{call / 1e6:>12.2f} M/s{call / native:>10.1%}"
+              f"{ref / 1e3:>10.1f} k/s{native / ref:>11,.0f}x")  # fmt: skip
+
+    print("\n3. two threads against one (goal: >= 1.8x)")
+    for name, w, h, rules, games in cases:
+        two, _, _ = best_simulate(
+            repeats, games=2 * games, width=w, height=h, rules=rules, threads=2
+        )
+        print(f"  {name:<15}{two / 1e6:>12.2f} M plies/s on 2 threads, "
+              f"{two / one_thread[name]:.2f}x one thread")  # fmt: skip
+
+    print("\n4. greedy policy (every legal move tried), one thread")
+    for name, w, h, rules, games in cases:
+        native, _, _ = best_simulate(repeats, games=games // 20, width=w, height=h, rules=rules,
+                                     threads=1, policies="greedy")  # fmt: skip
+        print(f"  {name:<15}{native / 1e6:>12.2f} M plies/s")
+
+    print("\n5. VectorEnv, 4096 environments, 8x8 classic, sample_legal() + step() "
+          "(goal: >= 5 M steps/s)")  # fmt: skip
+    for threads in (0, 1):
+        rate = env_rate(4096, threads, 0.5 if q else 2.0, 2 if q else 3)
+        label = "all cores" if threads == 0 else "1 thread"
+        print(f"  {label:<15}{rate / 1e6:>12.2f} M env steps/s (observations and masks included)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,414 @@
+//! High-volume simulation: many complete games, each seat played by a policy, on a thread pool.
+//!
+//! Reproducibility: game `i` draws all its randomness from a generator seeded by
+//! `(seed, i)` alone, so the games are the same whatever the number of threads, the order
+//! in which threads pick them up, or how a run is split into shards.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+
+use crate::bits::{Bits, Wide};
+use crate::board::{Geometry, Position};
+use crate::cascade::{legal_mask, play_unchecked};
+use crate::error::{Error, Result};
+use crate::rules::Config;
+
+/// How a seat chooses its moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// Uniform over the legal moves.
+    Random,
+    /// The move after whose cascade the mover holds the most orbs; ties broken at random.
+    Greedy,
+}
+
+impl Policy {
+    pub fn parse(name: &str) -> Result<Policy> {
+        match name {
+            "random" => Ok(Policy::Random),
+            "greedy" => Ok(Policy::Greedy),
+            _ => Err(Error::InvalidPolicy(format!(
+                "unknown policy {name:?}; allowed are \"random\" and \"greedy\""
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Random => "random",
+            Policy::Greedy => "greedy",
+        }
+    }
+}
+
+/// What to simulate.
+#[derive(Clone, Copy, Debug)]
+pub struct SimSpec {
+    pub cfg: Config,
+    /// One policy per seat (only the first `cfg.players` are used).
+    pub policies: [Policy; 8],
+    pub seed: u64,
+    /// Stop a game after this many plies and mark it unfinished (`None`: play to the end).
+    pub max_plies: Option<u32>,
+    /// Keep every game's moves.
+    pub record: bool,
+}
+
+/// One game's outcome. `winner` is -1 for a game cut off by `max_plies`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameSummary {
+    pub winner: i8,
+    pub plies: u32,
+    /// Waves over all the game's cascades.
+    pub waves: u32,
+    /// The most waves in one move's cascade.
+    pub longest_cascade: u32,
+    /// The cell of the game's first move.
+    pub first_move: u16,
+}
+
+/// The games of a run, in game-index order.
+#[derive(Clone, Debug, Default)]
+pub struct SimOutput {
+    pub games: Vec<GameSummary>,
+    /// With `record`: all moves, game after game; game `i` is `moves[offsets[i]..offsets[i+1]]`.
+    pub moves: Vec<u16>,
+    pub offsets: Vec<u64>,
+    /// False when the run was cancelled; then only the games counted as done are meaningful.
+    pub complete: bool,
+}
+
+/// The generator of game `index` in a run seeded with `seed` (SplitMix64 finaliser on both).
+pub fn game_rng(seed: u64, index: u64) -> Xoshiro256PlusPlus {
+    fn mix(mut z: u64) -> u64 {
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    Xoshiro256PlusPlus::seed_from_u64(mix(seed ^ mix(index.wrapping_add(0x9e37_79b9_7f4a_7c15))))
+}
+
+/// Chooses a move by `policy` in `pos` (which must have a legal move).
+#[inline]
+pub fn choose<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    legal: B,
+    policy: Policy,
+    rng: &mut Xoshiro256PlusPlus,
+) -> usize {
+    match policy {
+        Policy::Random => legal.pick(|n| rng.random_range(0..n)).unwrap_or(0),
+        Policy::Greedy => {
+            let mover = pos.to_move as usize;
+            let (mut best, mut best_orbs, mut ties) = (0usize, 0u32, 0u32);
+            legal.for_each(|cell| {
+                let mut after = *pos;
+                play_unchecked(geo, cfg.rules, cfg.players, &mut after, cell, &mut ());
+                let orbs = after.orbs(mover);
+                if ties == 0 || orbs > best_orbs {
+                    (best, best_orbs, ties) = (cell, orbs, 1);
+                } else if orbs == best_orbs {
+                    // Reservoir sampling: each tied move is kept with equal probability.
+                    ties += 1;
+                    if rng.random_range(0..ties) == 0 {
+                        best = cell;
+                    }
+                }
+            });
+            best
+        }
+    }
+}
+
+/// Plays game `index` of a run from the empty board.
+#[inline]
+pub fn play_game<B: Bits>(
+    geo: &Geometry<B>,
+    spec: &SimSpec,
+    index: u64,
+    moves: Option<&mut Vec<u16>>,
+) -> GameSummary {
+    let cfg = &spec.cfg;
+    let mut rng = game_rng(spec.seed, index);
+    let mut pos = Position::<B>::start(cfg);
+    let mut out = GameSummary {
+        winner: -1,
+        ..GameSummary::default()
+    };
+    let limit = spec.max_plies.unwrap_or(u32::MAX);
+    let all_random = spec.policies[..cfg.players]
+        .iter()
+        .all(|&p| p == Policy::Random);
+    let mut record = moves;
+    while pos.ply < limit {
+        let legal = legal_mask(geo, cfg.rules, &pos);
+        if legal.is_zero() {
+            break;
+        }
+        let policy = if all_random {
+            Policy::Random
+        } else {
+            spec.policies[pos.to_move as usize]
+        };
+        let cell = choose(geo, cfg, &pos, legal, policy, &mut rng);
+        if pos.ply == 0 {
+            out.first_move = cell as u16;
+        }
+        if let Some(m) = record.as_deref_mut() {
+            m.push(cell as u16);
+        }
+        let waves = play_unchecked(geo, cfg.rules, cfg.players, &mut pos, cell, &mut ());
+        out.waves += waves;
+        out.longest_cascade = out.longest_cascade.max(waves);
+    }
+    out.plies = pos.ply;
+    if let Some(w) = pos.winner() {
+        out.winner = w as i8;
+    }
+    out
+}
+
+/// Games per unit of work handed to a thread; progress is counted per block.
+const BLOCK: usize = 256;
+
+/// Plays games `start .. start + count` of a run on the current rayon pool. `done` counts
+/// finished games as they complete; setting `cancel` makes the run stop early.
+pub fn simulate(
+    spec: &SimSpec,
+    start: u64,
+    count: usize,
+    done: &AtomicU64,
+    cancel: &AtomicBool,
+) -> SimOutput {
+    match spec.cfg.cells() {
+        0..=64 => simulate_on::<u64>(spec, start, count, done, cancel),
+        65..=128 => simulate_on::<Wide<2>>(spec, start, count, done, cancel),
+        129..=256 => simulate_on::<Wide<4>>(spec, start, count, done, cancel),
+        _ => simulate_on::<Wide<16>>(spec, start, count, done, cancel),
+    }
+}
+
+fn simulate_on<B: Bits>(
+    spec: &SimSpec,
+    start: u64,
+    count: usize,
+    done: &AtomicU64,
+    cancel: &AtomicBool,
+) -> SimOutput {
+    let geo = Geometry::<B>::new(spec.cfg.width, spec.cfg.height);
+    let mut games = vec![GameSummary::default(); count];
+    let mut block_moves: Vec<Vec<u16>> = vec![
+        Vec::new();
+        if spec.record {
+            count.div_ceil(BLOCK)
+        } else {
+            0
+        }
+    ];
+    let mut block_offsets: Vec<Vec<u64>> = vec![Vec::new(); block_moves.len()];
+    let run_block =
+        |b: usize, chunk: &mut [GameSummary], moves: Option<(&mut Vec<u16>, &mut Vec<u64>)>| {
+            if cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            let first = start + (b * BLOCK) as u64;
+            match moves {
+                None => {
+                    for (j, g) in chunk.iter_mut().enumerate() {
+                        *g = play_game(&geo, spec, first + j as u64, None);
+                    }
+                }
+                Some((m, offsets)) => {
+                    for (j, g) in chunk.iter_mut().enumerate() {
+                        offsets.push(m.len() as u64);
+                        *g = play_game(&geo, spec, first + j as u64, Some(m));
+                    }
+                }
+            }
+            done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
+        };
+    if spec.record {
+        games
+            .par_chunks_mut(BLOCK)
+            .zip(block_moves.par_iter_mut().zip(block_offsets.par_iter_mut()))
+            .enumerate()
+            .for_each(|(b, (chunk, (m, o)))| run_block(b, chunk, Some((m, o))));
+    } else {
+        games
+            .par_chunks_mut(BLOCK)
+            .enumerate()
+            .for_each(|(b, chunk)| run_block(b, chunk, None));
+    }
+    let mut out = SimOutput {
+        games,
+        complete: !cancel.load(Ordering::Relaxed),
+        ..SimOutput::default()
+    };
+    if spec.record {
+        // Stitch the blocks' move lists together, shifting each block's offsets.
+        out.offsets.reserve(count + 1);
+        for (m, o) in block_moves.iter().zip(&block_offsets) {
+            let base = out.moves.len() as u64;
+            out.offsets.extend(o.iter().map(|x| x + base));
+            out.moves.extend_from_slice(m);
+        }
+        out.offsets.push(out.moves.len() as u64);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::AnyGame;
+    use crate::rules::Rules;
+
+    fn spec(
+        w: i64,
+        h: i64,
+        players: i64,
+        rules: Rules,
+        policies: [Policy; 8],
+        record: bool,
+    ) -> SimSpec {
+        SimSpec {
+            cfg: Config::new(w, h, players, rules, 0).unwrap(),
+            policies,
+            seed: 42,
+            max_plies: None,
+            record,
+        }
+    }
+
+    fn run(spec: &SimSpec, start: u64, count: usize, threads: usize) -> SimOutput {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            simulate(
+                spec,
+                start,
+                count,
+                &AtomicU64::new(0),
+                &AtomicBool::new(false),
+            )
+        })
+    }
+
+    #[test]
+    fn same_games_whatever_the_threads_and_shards() {
+        let s = spec(
+            5,
+            5,
+            3,
+            Rules::COLORWARS,
+            [
+                Policy::Random,
+                Policy::Greedy,
+                Policy::Random,
+                Policy::Random,
+                Policy::Random,
+                Policy::Random,
+                Policy::Random,
+                Policy::Random,
+            ],
+            true,
+        );
+        let one = run(&s, 0, 1000, 1);
+        let two = run(&s, 0, 1000, 2);
+        assert_eq!(one.games, two.games);
+        assert_eq!(one.moves, two.moves);
+        assert_eq!(one.offsets, two.offsets);
+        let a = run(&s, 0, 300, 2);
+        let b = run(&s, 300, 700, 2);
+        assert_eq!([a.games, b.games].concat(), one.games);
+    }
+
+    #[test]
+    fn recorded_games_replay_through_the_checked_game() {
+        let s = spec(4, 4, 2, Rules::CLASSIC, [Policy::Greedy; 8], true);
+        let out = run(&s, 0, 200, 2);
+        for (i, g) in out.games.iter().enumerate() {
+            let mut game = AnyGame::new(s.cfg);
+            let moves = &out.moves[out.offsets[i] as usize..out.offsets[i + 1] as usize];
+            assert_eq!(moves.len() as u32, g.plies);
+            for &m in moves {
+                game.play(i64::from(m)).unwrap();
+            }
+            assert_eq!(game.winner().map_or(-1, |w| w as i8), g.winner);
+        }
+    }
+
+    #[test]
+    fn random_game_lengths_match_rules_notes() {
+        // RULES.md §4: mean random game length about 31 plies on 5x5 colorwars and about
+        // 121 on 8x8 classic.
+        for (w, rules, games, lo, hi) in [
+            (5, Rules::COLORWARS, 20_000, 30.0, 31.5),
+            (8, Rules::CLASSIC, 5_000, 119.0, 123.0),
+        ] {
+            let out = run(
+                &spec(w, w, 2, rules, [Policy::Random; 8], false),
+                0,
+                games,
+                2,
+            );
+            let mean = out.games.iter().map(|g| f64::from(g.plies)).sum::<f64>() / games as f64;
+            assert!(
+                (lo..hi).contains(&mean),
+                "{w}x{w} {}: mean {mean}",
+                rules.name()
+            );
+            assert!(out.games.iter().all(|g| g.winner >= 0));
+        }
+    }
+
+    #[test]
+    fn max_plies_marks_games_unfinished() {
+        let mut s = spec(8, 8, 2, Rules::CLASSIC, [Policy::Random; 8], false);
+        s.max_plies = Some(50);
+        let out = run(&s, 0, 100, 1);
+        assert!(out.games.iter().all(|g| g.plies == 50 && g.winner == -1));
+    }
+
+    #[test]
+    fn greedy_beats_random() {
+        let mut policies = [Policy::Random; 8];
+        policies[0] = Policy::Greedy;
+        let s = spec(5, 5, 2, Rules::COLORWARS, policies, false);
+        let out = run(&s, 0, 2000, 2);
+        let wins = out.games.iter().filter(|g| g.winner == 0).count();
+        assert!(wins > 1300, "greedy won {wins} of 2000");
+    }
+
+    #[test]
+    fn greedy_takes_the_most_orbs() {
+        // a to move on 3x3 classic: a1 bursts into b1, which bursts on (4 orbs for a); any
+        // other move leaves a with 2.
+        let cfg = Config::new(3, 3, 2, Rules::CLASSIC, 0).unwrap();
+        let mut g = AnyGame::from_setup(
+            &crate::notation::parse_position("3x3 classic 2 1a2b./.../... a ab - 3").unwrap(),
+        )
+        .unwrap();
+        let crate::game::AnyGame::W1(inner) = &mut g else {
+            panic!()
+        };
+        let geo = Geometry::<u64>::new(3, 3);
+        let mut rng = game_rng(1, 1);
+        let cell = choose(
+            &geo,
+            &cfg,
+            &inner.pos,
+            inner.legal_mask(),
+            Policy::Greedy,
+            &mut rng,
+        );
+        assert_eq!(cell, 0);
+    }
+}
