@@ -3,7 +3,7 @@
 Plays uniformly random games from the empty board (every move uniform over the legal moves)
 three ways, in the same run, and prints plies per second and the ratios:
 
-- native loop:   the whole game loop in Rust (`colorwars._core.random_playouts`, GIL released);
+- native loop:   the whole game loop in Rust (`colorwars.simulate(threads=1)`, GIL released);
 - native API:    a Python loop over `colorwars.Game` (legal_moves / play), to show the cost of
                  crossing into Python on every move;
 - reference:     the same Python loop over `colorwars.reference.Game`.
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 import colorwars
-from colorwars import _core, reference
+from colorwars import reference
 
 CASES = [("5x5 colorwars", 5, 5, "colorwars"), ("8x8 classic", 8, 8, "classic")]
 
@@ -46,15 +46,13 @@ def python_loop(
 def native_loop(
     width: int, height: int, rules: str, games: int, repeats: int
 ) -> tuple[int, int, float]:
-    """The Rust game loop; the best of `repeats` runs (the least disturbed by the machine)."""
-    r = colorwars.Rules.parse(rules)
+    """The Rust game loop on one thread; the best of `repeats` runs (the least disturbed)."""
     best: tuple[int, int, float] | None = None
     for k in range(repeats):
-        start = time.perf_counter()
-        n, plies, _, _ = _core.random_playouts(width, height, 2, r.opening, r.burst, games, 100 + k)
-        elapsed = time.perf_counter() - start
-        if best is None or plies / elapsed > best[1] / best[2]:
-            best = (n, plies, elapsed)
+        r = colorwars.simulate(games, width, height, rules=rules, seed=100 + k, threads=1)
+        plies = int(r.plies.sum())
+        if best is None or plies / r.wall > best[1] / best[2]:
+            best = (games, plies, r.wall)
     assert best is not None
     return best
 

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1};
-use pyo3::exceptions::{PyIndexError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -282,25 +282,24 @@ fn simulate<'py>(
     let done = AtomicU64::new(0);
     let cancel = AtomicBool::new(false);
     let interval = Duration::from_secs_f64(interval.clamp(0.001, 3600.0));
-    let (out, elapsed, failure) = py.detach(|| {
+    let (result, failure) = py.detach(|| {
         std::thread::scope(|scope| {
+            let (finished, wait) = std::sync::mpsc::channel::<()>();
             let worker = scope.spawn(|| {
                 let t = Instant::now();
                 let out = pool.install(|| run_simulation(&spec, start, games, &done, &cancel));
-                (out, t.elapsed().as_secs_f64())
+                let elapsed = t.elapsed().as_secs_f64();
+                drop(finished); // wakes the waiting loop below at once
+                (out, elapsed)
             });
             let mut failure: Option<PyErr> = None;
-            let mut last = Instant::now();
-            while !worker.is_finished() {
-                std::thread::sleep(Duration::from_millis(2).min(interval));
-                if last.elapsed() < interval && failure.is_none() {
-                    continue;
-                }
-                last = Instant::now();
+            // Wake every `interval` (or when the worker ends) to report progress and to
+            // notice Ctrl-C; both need the GIL, briefly.
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(interval)
+            {
                 if failure.is_some() {
                     continue;
                 }
-                // Signals (Ctrl-C) and the progress callback need the GIL, briefly.
                 Python::attach(|py| {
                     let result = py.check_signals().and_then(|()| match &progress {
                         Some(cb) => cb.call1(py, (done.load(Ordering::Relaxed),)).map(drop),
@@ -312,10 +311,14 @@ fn simulate<'py>(
                     }
                 });
             }
-            let (out, elapsed) = worker.join().expect("the simulation thread does not panic");
-            (out, elapsed, failure)
+            (worker.join(), failure)
         })
     });
+    let Ok((out, elapsed)) = result else {
+        return Err(PyRuntimeError::new_err(
+            "the simulation thread failed unexpectedly",
+        ));
+    };
     if let Some(e) = failure {
         return Err(e);
     }
