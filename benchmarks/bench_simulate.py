@@ -20,11 +20,11 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import random
 import statistics
 import time
 
 import colorwars
+from bench_engine import python_loop  # the same reference loop as the engine benchmark
 from colorwars import reference
 
 
@@ -41,15 +41,8 @@ def best_simulate(repeats: int, **kwargs: object) -> tuple[float, float, int]:
 
 
 def reference_rate(width: int, height: int, rules: str, seconds: float) -> float:
-    rng = random.Random(0)
-    plies = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        g = reference.Game(width=width, height=height, rules=rules)
-        while g.winner is None:
-            g.play(rng.choice(g.legal_moves()))
-        plies += g.ply
-    return plies / (time.perf_counter() - start)
+    _, plies, elapsed = python_loop(reference.Game, width, height, rules, seconds)
+    return plies / elapsed
 
 
 def env_rate(num_envs: int, threads: int, seconds: float, windows: int) -> float:

@@ -109,10 +109,8 @@ TestNativeAgainstReference = NativeAgainstReference.TestCase
 TestNativeAgainstReference.settings = settings(stateful_step_count=150)
 
 
-@given(st.text(alphabet="0123456789abcdefghx./- +\t", max_size=60))
-def test_notation_fuzz_agrees(text: str) -> None:
-    """Arbitrary text: both engines accept it as the same position or both reject it with
-    InvalidPositionError; neither crashes."""
+def assert_same_reading(text: str) -> None:
+    """Both engines read `text` as the same position, or both reject it."""
     results = []
     for engine in (colorwars.Game, reference.Game):
         try:
@@ -120,6 +118,13 @@ def test_notation_fuzz_agrees(text: str) -> None:
         except colorwars.InvalidPositionError:
             results.append(None)
     assert results[0] == results[1]
+
+
+@given(st.text(alphabet="0123456789abcdefghx./- +\t", max_size=60))
+def test_notation_fuzz_agrees(text: str) -> None:
+    """Arbitrary text: both engines accept it as the same position or both reject it with
+    InvalidPositionError; neither crashes."""
+    assert_same_reading(text)
 
 
 @st.composite
@@ -168,13 +173,7 @@ def mutated_positions(draw: st.DrawFn) -> str:
 
 @given(mutated_positions())
 def test_near_valid_positions_agree(text: str) -> None:
-    results = []
-    for engine in (colorwars.Game, reference.Game):
-        try:
-            results.append(engine.from_text(text).to_text())
-        except colorwars.InvalidPositionError:
-            results.append(None)
-    assert results[0] == results[1]
+    assert_same_reading(text)
 
 
 @given(st.text(max_size=8), st.integers(2, 30), st.integers(2, 30))
