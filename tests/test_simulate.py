@@ -182,3 +182,18 @@ def test_zero_games() -> None:
     r = colorwars.simulate(games=0)
     assert r.games == 0
     assert r.summary()["finished"] == 0
+
+
+def test_local_backend_rejects_ray_options() -> None:
+    with pytest.raises(colorwars.ConfigError, match="backend='ray'"):
+        colorwars.simulate(games=10, shards=2)
+    with pytest.raises(colorwars.ConfigError, match="backend"):
+        colorwars.simulate(games=10, backend="spark")
+
+
+def test_missing_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # makes `import ray` fail
+    with pytest.raises(colorwars.BackendError, match=r"pip install 'colorwars\[ray\]'"):
+        colorwars.simulate(games=10, backend="ray")

@@ -14,6 +14,7 @@ from colorwars import reference
 from colorwars._common import Move, Wave
 from colorwars.env import VectorEnv
 from colorwars.errors import (
+    BackendError,
     ColorwarsError,
     ConfigError,
     GameOverError,
@@ -25,6 +26,7 @@ from colorwars.errors import (
     InvalidRecordError,
     InvalidRulesError,
     InvalidSizeError,
+    ShardError,
 )
 from colorwars.game import Game
 from colorwars.record import GameRecord
@@ -35,6 +37,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "PRESETS",
+    "BackendError",
     "ColorwarsError",
     "ConfigError",
     "Game",
@@ -50,6 +53,7 @@ __all__ = [
     "InvalidSizeError",
     "Move",
     "Rules",
+    "ShardError",
     "SimulationResult",
     "VectorEnv",
     "Wave",

@@ -129,10 +129,14 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
     kwargs = {
         "games": args.games, "width": width, "height": height, "players": args.players,
         "rules": args.rules, "policies": policies, "seed": args.seed, "threads": args.threads,
-        "max_plies": args.max_plies, "first": args.first,
+        "max_plies": args.max_plies, "first": args.first, "backend": args.backend,
+        "address": args.address, "shards": args.shards,
         "record": bool(args.record and args.output and args.output.endswith(".json")),
     }  # fmt: skip
     show_bar = not args.no_progress and console.is_terminal and args.games >= 50_000
+    if args.backend == "local" and (args.address or args.shards):
+        Console(stderr=True).print("[red]error:[/red] --address and --shards need --backend ray")
+        return 1
     if show_bar:
         columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn())
         with Progress(*columns, TimeRemainingColumn(), console=console, transient=True) as bar:
@@ -173,7 +177,12 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
         )
         console.print(
             f"speed: {s['games_per_second']:,.0f} games/s, {s['plies_per_second']:,.0f} plies/s "
-            f"({s['seconds']:.2f} s on {'all cores' if not args.threads else args.threads})"
+            f"({s['seconds']:.2f} s on "
+            + (
+                f"Ray, {s['shards']} shards)"
+                if args.backend == "ray"
+                else f"{'all cores' if not args.threads else args.threads})"
+            )
         )
     if args.output:
         result.write(args.output)
@@ -230,6 +239,14 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--record", action="store_true", help="with a .json output: include every game's moves"
     )
+    sim.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="local (this machine) or ray (shards on a Ray cluster; pip install 'colorwars[ray]')",
+    )
+    sim.add_argument("--address", help="with --backend ray: the cluster (default: start one)")
+    sim.add_argument("--shards", type=int, help="with --backend ray: how many shards")
     sim.add_argument("--json", action="store_true", help="print the summary as JSON")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
     sim.set_defaults(run=cmd_simulate)

@@ -4,6 +4,7 @@ is allowed. Both engines (native and reference) raise these same classes."""
 from __future__ import annotations
 
 __all__ = [
+    "BackendError",
     "ColorwarsError",
     "ConfigError",
     "GameOverError",
@@ -15,6 +16,7 @@ __all__ = [
     "InvalidRecordError",
     "InvalidRulesError",
     "InvalidSizeError",
+    "ShardError",
 ]
 
 
@@ -60,3 +62,11 @@ class InvalidPositionError(ColorwarsError):
 
 class InvalidRecordError(ColorwarsError):
     """A game record that does not parse, or whose moves or result do not replay."""
+
+
+class BackendError(ColorwarsError):
+    """A simulation backend that is not installed or cannot be reached."""
+
+
+class ShardError(ColorwarsError):
+    """A shard of a distributed simulation that still failed after Ray's retries."""

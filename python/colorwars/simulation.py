@@ -64,9 +64,11 @@ class SimulationResult:
     first_moves: npt.NDArray[np.int32]
     """The cell of each game's first move."""
     elapsed: float
-    """Seconds spent in the native game loop."""
+    """Seconds spent in the native game loop (with Ray: running the shards)."""
     wall: float
-    """Seconds for the whole call, conversions included."""
+    """Seconds for the whole call, conversions (and Ray's start-up) included."""
+    backend: str = "local"
+    shards: int = 1
     _moves: npt.NDArray[np.uint16] | None = field(default=None, repr=False)
     _offsets: npt.NDArray[np.int64] | None = field(default=None, repr=False)
 
@@ -116,6 +118,8 @@ class SimulationResult:
             "waves_per_ply": float(self.waves.sum(dtype=np.int64)) / max(total_plies, 1),
             "longest_cascade": int(self.longest_cascade.max()) if self.games else 0,
             "threads": self.threads,
+            "backend": self.backend,
+            "shards": self.shards,
             "seconds": self.elapsed,
             "games_per_second": self.games / self.elapsed if self.elapsed > 0 else 0.0,
             "plies_per_second": total_plies / self.elapsed if self.elapsed > 0 else 0.0,
@@ -190,6 +194,10 @@ def simulate(
     record: bool = False,
     first: int = 0,
     progress: Progress | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    shards: int | Sequence[int] | None = None,
+    _fault_dir: str | None = None,
 ) -> SimulationResult:
     """Plays ``games`` complete games natively, on ``threads`` threads (0: all cores) with the
     GIL released, and returns per-game numpy arrays.
@@ -200,6 +208,10 @@ def simulate(
     seed gives the same games whatever the thread count. ``max_plies`` cuts games off and marks
     them unfinished (winner -1). ``progress(done, total)`` is called about ten times a second;
     Ctrl-C stops the run.
+
+    ``backend="ray"`` runs the games as shards on a Ray cluster (``address``, or a local one
+    started and stopped for the call; ``shards``: a count or the sizes of the shards) and
+    returns the same games as the local backend (see ``colorwars.distributed``).
 
     >>> r = simulate(games=1000, seed=1)
     >>> r.winners.shape, int((r.winners >= 0).sum())
@@ -223,11 +235,25 @@ def simulate(
         def callback(done: int) -> None:
             report(done, games)
 
+    if backend not in ("local", "ray"):
+        raise ConfigError(f"invalid backend {backend!r}: allowed are 'local' and 'ray'")
     start = time.perf_counter()
-    arrays = _core.simulate(
-        width, height, players, r.opening, r.burst, first, list(names), seed, games,
-        threads=threads, max_plies=max_plies, record=record, progress=callback,
-    )  # fmt: skip
+    if backend == "ray":
+        from colorwars.distributed import run_sharded
+
+        args = {
+            "width": width, "height": height, "players": players, "opening": r.opening,
+            "burst": r.burst, "first": first, "policies": list(names), "seed": seed,
+            "max_plies": max_plies, "record": record,
+        }  # fmt: skip
+        arrays = run_sharded(args, games, shards, address, record, progress, _fault_dir=_fault_dir)
+    else:
+        if shards is not None or address is not None:
+            raise ConfigError("shards and address go with backend='ray'")
+        arrays = _core.simulate(
+            width, height, players, r.opening, r.burst, first, list(names), seed, games,
+            threads=threads, max_plies=max_plies, record=record, progress=callback,
+        )  # fmt: skip
     wall = time.perf_counter() - start
     return SimulationResult(
         width=width,
@@ -246,6 +272,8 @@ def simulate(
         first_moves=arrays["first_moves"],
         elapsed=float(arrays["elapsed"]),
         wall=wall,
+        backend=backend,
+        shards=int(arrays.get("shards", 1)),
         _moves=arrays.get("moves"),
         _offsets=arrays.get("offsets"),
     )

@@ -1,0 +1,93 @@
+"""simulate(backend="ray") against a real local Ray instance (started once per test session,
+two CPUs): identical to the local backend, uneven shards, a failed task retried."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import colorwars
+import numpy as np
+import pytest
+from colorwars.distributed import split_games
+
+ray = pytest.importorskip("ray", reason="the Ray extra is not installed: pip install '.[ray]'")
+
+FIELDS = ("winners", "plies", "waves", "longest_cascade", "first_moves")
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Any]:
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def same_games(a: colorwars.SimulationResult, b: colorwars.SimulationResult) -> None:
+    for name in FIELDS:
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+
+
+def test_split_games() -> None:
+    assert split_games(10, 3) == [(0, 4), (4, 3), (7, 3)]
+    assert split_games(2, 5) == [(0, 1), (1, 1)]
+    assert split_games(0, 3) == [(0, 0)]
+    assert split_games(10, [7, 0, 3]) == [(0, 7), (7, 0), (7, 3)]
+    for bad in (0, [5, 4], [-1, 11], True):
+        with pytest.raises(colorwars.ConfigError, match="shards"):
+            split_games(10, bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("shards", [1, 3, 8, [1, 997, 0, 2], [500, 500]])
+def test_ray_equals_local(cluster: Any, shards: int | list[int]) -> None:
+    kw: dict[str, Any] = {
+        "games": 1000, "width": 6, "height": 6, "players": 3, "rules": "classic",
+        "policies": ["greedy", "random", "random"], "seed": 5, "record": True,
+    }  # fmt: skip
+    local = colorwars.simulate(**kw)
+    remote = colorwars.simulate(**kw, backend="ray", shards=shards)
+    same_games(local, remote)
+    assert all(local.moves(i) == remote.moves(i) for i in range(0, 1000, 37))
+    assert remote.moves(999) == local.moves(999)
+    assert remote.summary()["backend"] == "ray"
+
+
+def test_progress_as_shards_finish(cluster: Any) -> None:
+    seen: list[tuple[int, int]] = []
+    colorwars.simulate(games=900, seed=1, backend="ray", shards=[100, 300, 500],
+                       progress=lambda d, t: seen.append((d, t)))  # fmt: skip
+    assert len(seen) == 3
+    assert seen[-1] == (900, 900)
+    assert sorted(d for d, _ in seen) == [d for d, _ in seen]
+
+
+def test_a_failed_task_is_retried(cluster: Any, tmp_path: Path) -> None:
+    """Each shard's first attempt fails (an injected error); Ray retries it and no game is
+    lost."""
+    local = colorwars.simulate(games=600, seed=9)
+    remote = colorwars.simulate(
+        games=600, seed=9, backend="ray", shards=3, _fault_dir=str(tmp_path)
+    )
+    same_games(local, remote)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shard-0", "shard-1", "shard-2"]
+
+
+def test_a_shard_that_keeps_failing_is_named(cluster: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from colorwars import distributed
+
+    def always_fails(args: dict[str, Any], start: int, count: int, fault: object) -> None:
+        raise RuntimeError("this node is broken")
+
+    monkeypatch.setattr(distributed, "_run_shard", always_fails)
+    with pytest.raises(colorwars.ShardError, match=r"shard \d \(games \d+ to \d+\) failed"):
+        colorwars.simulate(games=100, backend="ray", shards=2)
+
+
+def test_cli_ray_backend(cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from colorwars.cli import main
+
+    assert main(["simulate", "--games", "2000", "--backend", "ray", "--shards", "4", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"backend": "ray"' in out
+    assert '"shards": 4' in out
