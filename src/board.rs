@@ -178,7 +178,11 @@ impl<B: Bits> Position<B> {
 
     /// The orbs player `p` holds in total.
     pub fn orbs(&self, p: usize) -> u32 {
-        let m = self.own[p];
+        self.orbs_in(self.own[p])
+    }
+
+    /// The orbs in the cells of `m`.
+    pub fn orbs_in(&self, m: B) -> u32 {
         (self.c[0] & m).count() + 2 * (self.c[1] & m).count() + 4 * (self.c[2] & m).count()
     }
 

@@ -6,6 +6,7 @@
 //! (many games on a thread pool). The Python binding lives in `python` and is compiled only with the
 //! `python` feature, so the rules code never depends on PyO3.
 
+pub mod ai;
 pub mod bits;
 pub mod board;
 pub mod cascade;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod game;
 pub mod notation;
 pub mod rules;
+pub mod search;
 pub mod simulate;
 pub mod vecenv;
 

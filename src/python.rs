@@ -9,12 +9,15 @@ use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::ai::{choose_move, PlayerSpec};
 use crate::error::Error;
 use crate::game::AnyGame;
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
 use crate::rules::{Config, Rules};
-use crate::simulate::{Policy, SimOutput, SimSpec};
+use crate::search::zobrist;
+use crate::simulate::{game_rng, Policy, SimOutput, SimSpec};
 use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
+use crate::with_game;
 
 /// Raises the `colorwars.errors` class for a core error (they are all `ValueError`s).
 fn to_py(py: Python<'_>, e: Error) -> PyErr {
@@ -561,8 +564,155 @@ impl NativeVecEnv {
     }
 }
 
+/// A player spec from Python: (kind, simulations, depth, seconds, c, threads, greedy share).
+type SeatArgs = (String, u32, i32, Option<f64>, f64, usize, f64);
+
+fn player_spec(py: Python<'_>, cfg: &Config, seat: &SeatArgs) -> PyResult<PlayerSpec> {
+    let (kind, simulations, depth, seconds, c, threads, greedy) = seat;
+    let time = match seconds {
+        Some(t) if !(t.is_finite() && *t > 0.0 && *t < 1e6) => {
+            return Err(to_py(
+                py,
+                Error::InvalidPolicy(format!("time budget {t}: expected seconds > 0")),
+            ));
+        }
+        Some(t) => Some(Duration::from_secs_f64(*t)),
+        None => None,
+    };
+    let spec = match kind.as_str() {
+        "random" => PlayerSpec::Random,
+        "greedy" => PlayerSpec::Greedy,
+        "mcts" => PlayerSpec::Mcts {
+            simulations: *simulations,
+            time,
+            c: *c,
+            threads: *threads,
+            greedy: *greedy,
+        },
+        "alphabeta" => PlayerSpec::AlphaBeta {
+            depth: *depth,
+            time,
+        },
+        other => {
+            return Err(to_py(
+                py,
+                Error::InvalidPolicy(format!(
+                    "unknown player {other:?}; allowed are random, greedy, mcts, alphabeta"
+                )),
+            ));
+        }
+    };
+    spec.check(cfg).map_err(|e| to_py(py, e))?;
+    Ok(spec)
+}
+
+/// A player's move in a game (GIL released): (cell, simulations or nodes searched).
+#[pyfunction]
+fn ai_choose(
+    py: Python<'_>,
+    game: &NativeGame,
+    seat: SeatArgs,
+    seed: u64,
+) -> PyResult<(usize, u64)> {
+    let cfg = *game.inner.cfg();
+    let spec = player_spec(py, &cfg, &seat)?;
+    if let Some(w) = game.inner.winner() {
+        return Err(to_py(py, Error::GameOver { winner: w as u8 }));
+    }
+    let inner = &game.inner;
+    Ok(py.detach(|| {
+        with_game!(inner, g => {
+            let mut rng = game_rng(seed, zobrist(&g.pos, cfg.players));
+            choose_move(&g.geo, &cfg, &g.pos, &spec, &mut rng, seed)
+        })
+    }))
+}
+
+/// Plays `games` games between the seats natively (all cores, GIL released).
+#[pyfunction]
+#[pyo3(signature = (width, height, players, opening, burst, first, seats, games, seed, first_move=None, max_plies=None, threads=0))]
+#[allow(clippy::too_many_arguments)]
+fn play_match<'py>(
+    py: Python<'py>,
+    width: i64,
+    height: i64,
+    players: i64,
+    opening: &str,
+    burst: &str,
+    first: i64,
+    seats: Vec<SeatArgs>,
+    games: usize,
+    seed: u64,
+    first_move: Option<i64>,
+    max_plies: Option<u32>,
+    threads: usize,
+) -> PyResult<SimArrays<'py>> {
+    let cfg = config(py, width, height, players, opening, burst, first)?;
+    if seats.len() != cfg.players {
+        return Err(to_py(
+            py,
+            Error::InvalidPolicy(format!(
+                "{} players given for {} seats",
+                seats.len(),
+                cfg.players
+            )),
+        ));
+    }
+    let specs = seats
+        .iter()
+        .map(|s| player_spec(py, &cfg, s))
+        .collect::<PyResult<Vec<_>>>()?;
+    let game = AnyGame::new(cfg);
+    if let Some(m) = first_move {
+        game.check(m).map_err(|e| to_py(py, e))?;
+    }
+    let first_move = first_move.map(|m| m as usize);
+    let pool = pool(py, threads)?;
+    let t = Instant::now();
+    let out = py.detach(|| {
+        pool.install(|| with_game!(&game, g => crate::ai::play_match(&g.geo, &cfg, &specs, games, seed, first_move, max_plies)))
+    });
+    let elapsed = t.elapsed().as_secs_f64();
+    let d = PyDict::new(py);
+    d.set_item(
+        "winners",
+        PyArray1::from_iter(py, out.iter().map(|x| x.winner)),
+    )?;
+    d.set_item(
+        "plies",
+        PyArray1::from_iter(py, out.iter().map(|x| x.plies as i32)),
+    )?;
+    d.set_item(
+        "first_moves",
+        PyArray1::from_iter(py, out.iter().map(|x| i32::from(x.first_move))),
+    )?;
+    d.set_item("elapsed", elapsed)?;
+    Ok(d)
+}
+
+/// Solves a board exactly for two players from the empty board (GIL released):
+/// (winner, plies, line, positions, seconds), or None if not proven within `max_depth`.
+#[pyfunction]
+#[pyo3(signature = (width, height, opening, burst, max_depth=200))]
+#[allow(clippy::type_complexity)]
+fn solve(
+    py: Python<'_>,
+    width: i64,
+    height: i64,
+    opening: &str,
+    burst: &str,
+    max_depth: i32,
+) -> PyResult<Option<(usize, u32, Vec<usize>, u64, f64)>> {
+    let cfg = config(py, width, height, 2, opening, burst, 0)?;
+    let game = AnyGame::new(cfg);
+    let t = Instant::now();
+    let solution = py.detach(|| with_game!(&game, g => crate::search::solve(&g.geo, &cfg, &g.pos, max_depth.clamp(1, 10_000))));
+    let seconds = t.elapsed().as_secs_f64();
+    Ok(solution.map(|s| (s.winner, s.plies, s.line, s.nodes, seconds)))
+}
+
 #[pymodule]
 mod _core {
     #[pymodule_export]
-    use super::{simulate, NativeGame, NativeVecEnv};
+    use super::{ai_choose, play_match, simulate, solve, NativeGame, NativeVecEnv};
 }

@@ -120,3 +120,42 @@ def test_simulate_options_and_output(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_simulate_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--games", "10", *args]) == 1
     assert message in capsys.readouterr().err
+
+
+def test_solve_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLORWARS_CACHE_DIR", str(tmp_path))
+    assert main(["solve", "3x3", "--rules", "classic"]) == 0
+    out = capsys.readouterr().out
+    assert "3x3 classic: player a wins in 13 plies" in out
+    assert (tmp_path / "solutions.json").exists()
+
+
+def test_tournament_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "--players", "random,greedy", "--games", "20", "--size", "4x4"]) == 0
+    out = capsys.readouterr().out
+    assert "round robin, 4x4 colorwars" in out
+    assert "Elo" in out
+    assert "greedy" in out
+
+
+def test_openings_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    png = tmp_path / "openings.png"
+    args = ["openings", "--games", "10", "--size", "3x3", "--png", str(png)]
+    code = main(args)
+    out = capsys.readouterr()
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert code == 1
+        assert "colorwars[plot]" in out.err
+        return
+    assert code == 0
+    assert "best opening" in out.out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bad_player_names_are_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tournament", "--players", "random,wizard", "--games", "2"]) == 1
+    assert "invalid player" in capsys.readouterr().err

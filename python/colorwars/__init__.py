@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from colorwars import reference
+from colorwars import ai, reference
 from colorwars._common import Move, Wave
 from colorwars.env import VectorEnv
 from colorwars.errors import (
@@ -32,6 +32,7 @@ from colorwars.game import Game
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS, Rules
 from colorwars.simulation import SimulationResult, simulate
+from colorwars.solver import SearchLimitError, Solution, solve
 
 __version__ = "0.1.0"
 
@@ -53,10 +54,14 @@ __all__ = [
     "InvalidSizeError",
     "Move",
     "Rules",
+    "SearchLimitError",
     "ShardError",
     "SimulationResult",
+    "Solution",
     "VectorEnv",
     "Wave",
+    "ai",
     "reference",
     "simulate",
+    "solve",
 ]

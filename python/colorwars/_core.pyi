@@ -6,7 +6,7 @@ from typing import Any, final
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["NativeGame", "NativeVecEnv", "simulate"]
+__all__ = ["NativeGame", "NativeVecEnv", "ai_choose", "play_match", "simulate", "solve"]
 
 @final
 class NativeGame:
@@ -112,3 +112,24 @@ class NativeVecEnv:
     def step(self, actions: npt.NDArray[np.int64]) -> None: ...
     def sample_legal(self) -> npt.NDArray[np.int64]: ...
     def snapshot(self, i: int) -> tuple[list[int], list[int], int, int]: ...
+
+_SeatArgs = tuple[str, int, int, float | None, float, int, float]
+
+def ai_choose(game: NativeGame, seat: _SeatArgs, seed: int) -> tuple[int, int]: ...
+def play_match(
+    width: int,
+    height: int,
+    players: int,
+    opening: str,
+    burst: str,
+    first: int,
+    seats: list[_SeatArgs],
+    games: int,
+    seed: int,
+    first_move: int | None = None,
+    max_plies: int | None = None,
+    threads: int = 0,
+) -> dict[str, Any]: ...
+def solve(
+    width: int, height: int, opening: str, burst: str, max_depth: int = 200
+) -> tuple[int, int, list[int], int, float] | None: ...

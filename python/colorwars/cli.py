@@ -6,7 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from rich.console import Console
 from rich.text import Text
 
@@ -190,6 +192,121 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_solve(args: argparse.Namespace, console: Console) -> int:
+    from colorwars.solver import cache_path, solve
+
+    width, height = args.size
+    solution = solve(
+        width, height, rules=args.rules, max_depth=args.max_depth, cache=not args.no_cache
+    )
+    console.print(str(solution), soft_wrap=True)
+    if not args.no_cache:
+        console.print(f"[dim](kept in {cache_path()})[/dim]")
+    return 0
+
+
+def _players(text: str) -> list[Any]:
+    from colorwars.ai import parse_player
+
+    return [parse_player(name) for name in text.split(",") if name.strip()]
+
+
+def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
+    from rich.table import Table
+
+    from colorwars.ai import tournament
+
+    width, height = args.size
+    players = _players(args.players)
+    result = tournament(players, args.games, width, height, args.rules, args.seed, args.threads)
+    table = Table(
+        title=f"round robin, {width}x{height} {result.rules.name}, {args.games} games per pair "
+        "(half with each seat first)",
+        title_justify="left",
+    )
+    for name in ("player", "won", "games", "win rate", "95% interval", "Elo"):
+        table.add_column(name, justify="left" if name == "player" else "right")
+    order = sorted(range(len(players)), key=lambda i: -result.elo[i])
+    for i in order:
+        rate, (lo, hi) = result.score(i)
+        table.add_row(
+            result.names[i],
+            f"{result.wins[i].sum():.0f}",
+            f"{result.games[i].sum():.0f}",
+            f"{rate:.1%}",
+            f"{lo:.1%} - {hi:.1%}",
+            f"{result.elo[i]:+.0f}",
+        )
+    console.print(table)
+    pairs = Table(title="win rate of the row against the column", title_justify="left")
+    pairs.add_column("")
+    for i in order:
+        pairs.add_column(result.names[i], justify="right")
+    for i in order:
+        cells = [
+            "" if i == j else f"{result.wins[i, j] / max(result.games[i, j], 1):.0%}" for j in order
+        ]
+        pairs.add_row(result.names[i], *cells)
+    console.print(pairs)
+    return 0
+
+
+def cmd_openings(args: argparse.Namespace, console: Console) -> int:
+    from colorwars.ai import opening_win_rates, parse_player
+
+    width, height = args.size
+    first, second = parse_player(args.first), parse_player(args.second)
+    rates, counts = opening_win_rates(first, second, args.games, width, height, args.rules,
+                                      args.seed, args.threads)  # fmt: skip
+    console.print(
+        f"first player's win rate by opening cell, {width}x{height} {args.rules}, "
+        f"{first.name} (first) against {second.name}, {args.games} games per cell"
+    )
+    text = Text(" " * 3 + "".join(f"{column_name(x):>5}" for x in range(width)) + "\n")
+    for y in range(height):
+        text.append(f"{y + 1:>3}")
+        for x in range(width):
+            rate = float(rates[y, x])
+            # Red for cells that lose for the first player, green for cells that win.
+            red, green = int(255 * min(1, 2 * (1 - rate))), int(255 * min(1, 2 * rate))
+            text.append(f" {rate * 100:3.0f}%", style=f"black on rgb({red},{green},60)")
+        text.append("\n")
+    console.print(text)
+    best = np.unravel_index(int(rates.argmax()), rates.shape)
+    worst = np.unravel_index(int(rates.argmin()), rates.shape)
+    console.print(
+        f"best opening {column_name(int(best[1]))}{int(best[0]) + 1} ({rates.max():.1%}), "
+        f"worst {column_name(int(worst[1]))}{int(worst[0]) + 1} ({rates.min():.1%}); "
+        f"{int(counts.sum()):,} finished games"
+    )
+    if args.png:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            Console(stderr=True).print(
+                "[red]error:[/red] --png needs matplotlib: pip install 'colorwars[plot]'"
+            )
+            return 1
+        fig, ax = plt.subplots(figsize=(1 + width, 1 + height))
+        image = ax.imshow(rates, cmap="RdYlGn", vmin=0, vmax=1)
+        for y in range(height):
+            for x in range(width):
+                ax.text(x, y, f"{rates[y, x]:.0%}", ha="center", va="center", fontsize=8)
+        ax.set_xticks(range(width), [column_name(x) for x in range(width)])
+        ax.set_yticks(range(height), [str(y + 1) for y in range(height)])
+        ax.set_title(f"first player's win rate by opening\n{width}x{height} {args.rules}, "
+                     f"{first.name} vs {second.name}", fontsize=9)  # fmt: skip
+        fig.colorbar(image, ax=ax, fraction=0.046)
+        fig.tight_layout()
+        fig.savefig(args.png, dpi=120)
+        plt.close(fig)
+        console.print(f"heatmap saved to {args.png}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="colorwars",
@@ -250,6 +367,51 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--json", action="store_true", help="print the summary as JSON")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
     sim.set_defaults(run=cmd_simulate)
+
+    solve = sub.add_parser(
+        "solve",
+        help="solve a small board exactly (two players, from the empty board)",
+        description="The winner with perfect play, the game's length (the winner as fast as "
+        "it can, the loser holding out) and a principal variation. Results are cached.",
+    )
+    solve.add_argument("size", type=_size, help="WIDTHxHEIGHT, e.g. 3x3")
+    solve.add_argument("--rules", default="classic", help="colorwars, classic or OPENING+BURST")
+    solve.add_argument("--max-depth", type=int, default=200, help="give up beyond (200 plies)")
+    solve.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    solve.set_defaults(run=cmd_solve)
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--size", type=_size, default=(5, 5), help="WIDTHxHEIGHT (5x5)")
+    common.add_argument("--rules", default="colorwars", help="colorwars, classic or OPENING+BURST")
+    common.add_argument("--seed", type=int, default=0, help="the run's seed (0)")
+    common.add_argument("--threads", type=int, default=0, help="0 for all cores (0)")
+    players_help = "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH]"
+    tour = sub.add_parser(
+        "tournament",
+        parents=[common],
+        help="a round robin among players: win rates, 95%% intervals, Elo",
+        description="Every pair of players plays --games games, half with each seat first.",
+    )
+    tour.add_argument(
+        "--players",
+        default="random,greedy,alphabeta:3,mcts:1000",
+        help=f"comma-separated: {players_help}",
+    )
+    tour.add_argument("--games", type=int, default=100, help="games per pair (100)")
+    tour.set_defaults(run=cmd_tournament)
+
+    op = sub.add_parser(
+        "openings",
+        parents=[common],
+        help="the first player's win rate for each opening cell, as a heatmap",
+        description="For each cell, --games games whose first move is that cell, then played "
+        "by --first and --second; drawn in the terminal and optionally saved as a PNG.",
+    )
+    op.add_argument("--first", default="greedy", help=f"the first player ({players_help})")
+    op.add_argument("--second", default="greedy", help="the second player")
+    op.add_argument("--games", type=int, default=200, help="games per opening cell (200)")
+    op.add_argument("--png", help="save the heatmap as a PNG (needs colorwars[plot])")
+    op.set_defaults(run=cmd_openings)
     return parser
 
 

@@ -1,0 +1,223 @@
+"""Players, matches, tournaments, opening statistics and the exact solver."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import colorwars
+import numpy as np
+import pytest
+from colorwars import GameOverError, InvalidPolicyError, ai, reference
+
+PLAYERS = [
+    ai.Random(seed=1),
+    ai.Greedy(seed=1),
+    ai.MCTS(simulations=200, seed=1),
+    ai.MCTS(simulations=100, threads=2, greedy=0.0, seed=1),
+    ai.AlphaBeta(depth=3),
+]
+
+
+@pytest.mark.parametrize("player", PLAYERS, ids=lambda p: p.name)
+def test_players_choose_legal_moves_on_both_engines(player: Any) -> None:
+    for engine in (colorwars.Game, reference.Game):
+        g = engine(width=5, height=4, rules="classic")
+        while g.winner is None and g.ply < 30:
+            move = player.choose(g)
+            assert move in g.legal_moves()
+            assert player.choose(g) == move  # deterministic for its seed and budget
+            g.play(move)
+
+
+def test_players_refuse_a_finished_game() -> None:
+    g = colorwars.Game.from_text("2x2 classic 2 1a1a/1a1b a ab - 6")
+    g.play("a1")
+    with pytest.raises(GameOverError):
+        ai.MCTS(simulations=10).choose(g)
+
+
+def test_mcts_plays_several_players_and_alphabeta_refuses() -> None:
+    g = colorwars.Game(width=4, height=4, players=3)
+    assert ai.MCTS(simulations=100).choose(g) in g.legal_moves()
+    with pytest.raises(InvalidPolicyError, match="two-player"):
+        ai.AlphaBeta(depth=2).choose(g)
+
+
+def test_alphabeta_takes_a_win_in_one() -> None:
+    g = colorwars.Game.from_text("3x3 classic 2 1a2b./.../... a ab - 3")
+    assert ai.AlphaBeta(depth=4).choose(g) == 0  # a1 bursts into b1, which takes b's last orbs
+    assert ai.MCTS(simulations=300).choose(g) == 0
+
+
+def test_time_budgets() -> None:
+    g = colorwars.Game(width=6, height=6, rules="classic")
+    g.play("c3")
+    g.play("d4")
+    assert ai.MCTS(simulations=0, time=0.05).choose(g) in g.legal_moves()
+    assert ai.AlphaBeta(time=0.05).choose(g) in g.legal_moves()
+
+
+@pytest.mark.parametrize(
+    ("text", "cls"),
+    [
+        ("random", ai.Random),
+        ("greedy", ai.Greedy),
+        ("mcts:50", ai.MCTS),
+        ("alphabeta:2", ai.AlphaBeta),
+    ],
+)
+def test_parse_player(text: str, cls: type) -> None:
+    assert isinstance(ai.parse_player(text), cls)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["minimax", "mcts:x", "mcts:0", "alphabeta:0", "alphabeta:99", "random:3"],
+)
+def test_bad_players(bad: str) -> None:
+    with pytest.raises(InvalidPolicyError):
+        ai.parse_player(bad)
+
+
+def test_bad_budgets() -> None:
+    for make in (
+        lambda: ai.MCTS(simulations=-1),
+        lambda: ai.MCTS(c=-1.0),
+        lambda: ai.MCTS(threads=0),
+        lambda: ai.MCTS(greedy=1.5),
+        lambda: ai.MCTS(time=0),
+        lambda: ai.AlphaBeta(depth=0),
+    ):
+        with pytest.raises(InvalidPolicyError):
+            make()
+
+
+def test_match_is_reproducible_and_replays() -> None:
+    seats = [ai.MCTS(simulations=100, seed=3), ai.Greedy(seed=3)]
+    a = ai.match(seats, 12, width=4, height=4, seed=5)
+    b = ai.match(seats, 12, width=4, height=4, seed=5, threads=1)
+    assert np.array_equal(a["winners"], b["winners"])
+    assert np.array_equal(a["plies"], b["plies"])
+
+
+def test_tournament_orders_the_players() -> None:
+    result = ai.tournament([ai.Random(), ai.Greedy(), ai.AlphaBeta(depth=2)], 40, width=4, height=4)
+    assert result.games.sum() == 3 * 40 * 2
+    assert np.allclose(result.wins + result.wins.T, result.games)  # no draws
+    assert result.elo[2] > result.elo[1] > result.elo[0]
+    assert abs(sum(result.elo)) < 1e-6
+    rate, (lo, hi) = result.score(0)
+    assert lo <= rate <= hi
+
+
+def test_elo_of_an_even_match_is_even() -> None:
+    wins = np.array([[0.0, 50.0], [50.0, 0.0]])
+    games = np.array([[0.0, 100.0], [100.0, 0.0]])
+    assert ai.elo_ratings(wins, games) == pytest.approx([0.0, 0.0], abs=1e-6)
+    wins = np.array([[0.0, 76.0], [24.0, 0.0]])
+    elo = ai.elo_ratings(wins, games)
+    assert elo[0] - elo[1] == pytest.approx(200, abs=15)  # 76% is about +200 Elo
+
+
+def test_opening_win_rates_shape() -> None:
+    rates, counts = ai.opening_win_rates(ai.Greedy(), ai.Greedy(), 20, width=4, height=3)
+    assert rates.shape == (3, 4)
+    assert counts.shape == (3, 4)
+    assert ((rates >= 0) & (rates <= 1)).all()
+    assert (counts == 20).all()
+
+
+# -- the exact solver --------------------------------------------------------------------------
+
+# Pinned results (winner seat, plies under perfect play), measured with `colorwars solve`.
+SOLVED = {
+    (2, 2, "classic"): (1, 4),
+    (2, 2, "colorwars"): (1, 4),
+    (2, 3, "classic"): (0, 7),
+    (3, 2, "classic"): (0, 7),
+    (2, 3, "colorwars"): (1, 6),
+    (3, 2, "colorwars"): (1, 6),
+    (2, 4, "classic"): (1, 12),
+    (4, 2, "colorwars"): (1, 6),
+    (3, 3, "classic"): (0, 13),
+    (3, 3, "colorwars"): (1, 10),
+}
+
+
+@pytest.mark.parametrize(("size", "expected"), list(SOLVED.items()), ids=str)
+def test_solved_results_and_lines_replay(
+    size: tuple[int, int, str], expected: tuple[int, int]
+) -> None:
+    w, h, rules = size
+    s = colorwars.solve(w, h, rules=rules, cache=False)
+    assert (s.winner, s.plies) == expected
+    assert len(s.line) == s.plies
+    g = reference.Game(width=w, height=h, rules=rules)
+    for move in s.line:
+        g.play(move)
+    assert g.winner == s.winner
+    assert g.ply == s.plies
+
+
+def _better(v: int, best: int) -> bool:
+    """Any win beats any loss; the shorter win, the longer loss (more negative)."""
+    if (v > 0) != (best > 0):
+        return v > 0
+    return v < best
+
+
+def brute_force(g: Any, memo: dict[str, int]) -> int:
+    """The exact value for the player to move with the reference engine, no pruning:
+    +n wins in n plies, -n loses in n plies (the winner shortest, the loser longest)."""
+    key = g.to_text().rsplit(" ", 1)[0]  # the ply does not change the value
+    if key in memo:
+        return memo[key]
+    best: int | None = None
+    for m in g.legal_moves():
+        g.play(m)
+        if g.winner is not None:
+            v = 1
+        else:
+            w = brute_force(g, memo)
+            v = -(w + 1) if w > 0 else -w + 1
+        g.pop()
+        if best is None or _better(v, best):
+            best = v
+    assert best is not None
+    memo[key] = best
+    return best
+
+
+@pytest.mark.parametrize(
+    "size",
+    [
+        (2, 2, "classic"),
+        (2, 2, "colorwars"),
+        (2, 3, "classic"),
+        (3, 2, "colorwars"),
+        (2, 4, "colorwars"),
+    ],
+)
+def test_solver_matches_brute_force_on_the_reference_engine(size: tuple[int, int, str]) -> None:
+    w, h, rules = size
+    v = brute_force(reference.Game(width=w, height=h, rules=rules), {})
+    s = colorwars.solve(w, h, rules=rules, cache=False)
+    assert s.winner == (0 if v > 0 else 1)
+    assert s.plies == abs(v)
+
+
+def test_solutions_are_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLORWARS_CACHE_DIR", str(tmp_path))
+    first = colorwars.solve(3, 3, rules="colorwars")
+    assert (tmp_path / "solutions.json").exists()
+    again = colorwars.solve(3, 3, rules="colorwars")
+    assert again == first  # read back, not recomputed (the timing is the stored one)
+    assert "3x3 colorwars" in (tmp_path / "solutions.json").read_text()
+
+
+def test_solver_limits() -> None:
+    with pytest.raises(colorwars.SearchLimitError, match="max_depth"):
+        colorwars.solve(4, 4, rules="colorwars", max_depth=4, cache=False)
+    with pytest.raises(colorwars.InvalidSizeError):
+        colorwars.solve(1, 4)
