@@ -1,6 +1,7 @@
 //! Players: random, greedy, Monte-Carlo tree search and alpha-beta, and native matches
 //! between them.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::RngExt;
@@ -13,7 +14,7 @@ use crate::cascade::{legal_mask, play_unchecked};
 use crate::error::{Error, Result};
 use crate::rules::Config;
 use crate::search::{alphabeta_move, zobrist};
-use crate::simulate::{choose, game_rng, GameSummary, Policy};
+use crate::simulate::{choose, game_rng, GameSummary, Policy, SimOutput};
 
 /// A player and its budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -297,47 +298,66 @@ fn mcts_tree<B: Bits>(
     (children, done)
 }
 
-/// Plays `games` games natively (in parallel), seat `s` played by `seats[s]`. Game `i` uses
-/// generators seeded from (seed, i) only. With `first_move`, every game's first move is that
-/// cell (for opening statistics).
+/// What a native match plays: the seats' players and the run's settings.
+#[derive(Clone, Debug)]
+pub struct MatchSpec {
+    pub seats: Vec<PlayerSpec>,
+    pub seed: u64,
+    /// Every game's first move, when set (for opening statistics).
+    pub first_move: Option<usize>,
+    pub max_plies: Option<u32>,
+    /// Keep every game's moves.
+    pub record: bool,
+}
+
+/// Plays games `start .. start + games` natively (in parallel on the current rayon pool),
+/// seat `s` played by `seats[s]`. Game `i` uses generators seeded from (seed, i) only, so a
+/// run split into shards gives the same games. `done` counts finished games; setting
+/// `cancel` stops the run early (the output is then marked incomplete).
 pub fn play_match<B: Bits>(
     geo: &Geometry<B>,
     cfg: &Config,
-    seats: &[PlayerSpec],
+    spec: &MatchSpec,
+    start: u64,
     games: usize,
-    seed: u64,
-    first_move: Option<usize>,
-    max_plies: Option<u32>,
-) -> Vec<GameSummary> {
-    (0..games)
+    done: &AtomicU64,
+    cancel: &AtomicBool,
+) -> SimOutput {
+    let results: Vec<(GameSummary, Vec<u16>)> = (0..games)
         .into_par_iter()
-        .map(|i| {
-            let mut rng = game_rng(seed, i as u64);
-            let search_seed =
-                crate::search::mix(seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        .map(|j| {
+            if cancel.load(Ordering::Relaxed) {
+                return (
+                    GameSummary {
+                        winner: -1,
+                        ..GameSummary::default()
+                    },
+                    Vec::new(),
+                );
+            }
+            let i = start + j as u64;
+            let mut rng = game_rng(spec.seed, i);
+            let search_seed = crate::search::mix(spec.seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
             let mut pos = Position::<B>::start(cfg);
             let mut out = GameSummary {
                 winner: -1,
                 ..GameSummary::default()
             };
-            let limit = max_plies.unwrap_or(u32::MAX);
+            let mut moves = Vec::new();
+            let limit = spec.max_plies.unwrap_or(u32::MAX);
             while pos.winner().is_none() && pos.ply < limit {
-                let m = match first_move {
+                let m = match spec.first_move {
                     Some(f) if pos.ply == 0 => f,
                     _ => {
-                        choose_move(
-                            geo,
-                            cfg,
-                            &pos,
-                            &seats[pos.to_move as usize],
-                            &mut rng,
-                            search_seed,
-                        )
-                        .0
+                        let seat = &spec.seats[pos.to_move as usize];
+                        choose_move(geo, cfg, &pos, seat, &mut rng, search_seed).0
                     }
                 };
                 if pos.ply == 0 {
                     out.first_move = m as u16;
+                }
+                if spec.record {
+                    moves.push(m as u16);
                 }
                 let w = play_unchecked(geo, cfg.rules, cfg.players, &mut pos, m, &mut ());
                 out.waves += w;
@@ -345,9 +365,25 @@ pub fn play_match<B: Bits>(
             }
             out.plies = pos.ply;
             out.winner = pos.winner().map_or(-1, |w| w as i8);
-            out
+            done.fetch_add(1, Ordering::Relaxed);
+            (out, moves)
         })
-        .collect()
+        .collect();
+    let mut out = SimOutput {
+        complete: !cancel.load(Ordering::Relaxed),
+        ..SimOutput::default()
+    };
+    for (summary, moves) in results {
+        if spec.record {
+            out.offsets.push(out.moves.len() as u64);
+            out.moves.extend_from_slice(&moves);
+        }
+        out.games.push(summary);
+    }
+    if spec.record {
+        out.offsets.push(out.moves.len() as u64);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -358,8 +394,27 @@ mod tests {
     fn wins(cfg: &Config, a: PlayerSpec, b: PlayerSpec, games: usize) -> (usize, usize) {
         // Both seats: half the games with a first, half with b first.
         let geo = Geometry::<u64>::new(cfg.width, cfg.height);
-        let first = play_match(&geo, cfg, &[a, b], games / 2, 1, None, None);
-        let second = play_match(&geo, cfg, &[b, a], games / 2, 2, None, None);
+        let run = |seats: Vec<PlayerSpec>, seed| {
+            let spec = MatchSpec {
+                seats,
+                seed,
+                first_move: None,
+                max_plies: None,
+                record: false,
+            };
+            play_match(
+                &geo,
+                cfg,
+                &spec,
+                0,
+                games / 2,
+                &AtomicU64::new(0),
+                &AtomicBool::new(false),
+            )
+            .games
+        };
+        let first = run(vec![a, b], 1);
+        let second = run(vec![b, a], 2);
         let a_wins = first.iter().filter(|g| g.winner == 0).count()
             + second.iter().filter(|g| g.winner == 1).count();
         (a_wins, games)
@@ -414,24 +469,31 @@ mod tests {
             threads: 2,
             greedy: 0.5,
         };
-        let a = play_match(
-            &geo,
-            &cfg,
-            &[spec, PlayerSpec::Greedy, PlayerSpec::Random],
-            6,
-            9,
-            None,
-            None,
-        );
-        let b = play_match(
-            &geo,
-            &cfg,
-            &[spec, PlayerSpec::Greedy, PlayerSpec::Random],
-            6,
-            9,
-            None,
-            None,
-        );
-        assert_eq!(a, b);
+        let m = MatchSpec {
+            seats: vec![spec, PlayerSpec::Greedy, PlayerSpec::Random],
+            seed: 9,
+            first_move: None,
+            max_plies: None,
+            record: true,
+        };
+        let run = |start, n| {
+            play_match(
+                &geo,
+                &cfg,
+                &m,
+                start,
+                n,
+                &AtomicU64::new(0),
+                &AtomicBool::new(false),
+            )
+        };
+        let a = run(0, 6);
+        let b = run(0, 6);
+        // Shards give the same games as one run.
+        let (s1, s2) = (run(0, 2), run(2, 4));
+        assert_eq!([s1.games, s2.games].concat(), a.games);
+        assert_eq!(a.games, b.games);
+        assert_eq!(a.moves, b.moves);
+        assert_eq!(a.offsets.len(), 7);
     }
 }

@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::ai::{choose_move, PlayerSpec};
+use crate::ai::{choose_move, MatchSpec, PlayerSpec};
 use crate::error::Error;
 use crate::game::AnyGame;
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
@@ -282,6 +282,25 @@ fn simulate<'py>(
         record,
     };
     let pool = pool(py, threads)?;
+    let (out, elapsed) = run_watched(py, &pool, progress, interval, |done, cancel| {
+        crate::simulate::simulate(&spec, start, games, done, cancel)
+    })?;
+    output_arrays(py, &out, elapsed, record)
+}
+
+/// Runs `work` on `pool` with the GIL released, waking every `interval` seconds (or when the
+/// work ends) to call `progress(done)` and to notice Ctrl-C; either an exception there or
+/// Ctrl-C cancels the work and is raised. Returns the work's output and its seconds.
+fn run_watched<F>(
+    py: Python<'_>,
+    pool: &rayon::ThreadPool,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
+    work: F,
+) -> PyResult<(SimOutput, f64)>
+where
+    F: FnOnce(&AtomicU64, &AtomicBool) -> SimOutput + Send,
+{
     let done = AtomicU64::new(0);
     let cancel = AtomicBool::new(false);
     let interval = Duration::from_secs_f64(interval.clamp(0.001, 3600.0));
@@ -290,19 +309,18 @@ fn simulate<'py>(
             let (finished, wait) = std::sync::mpsc::channel::<()>();
             let worker = scope.spawn(|| {
                 let t = Instant::now();
-                let out = pool.install(|| run_simulation(&spec, start, games, &done, &cancel));
+                let out = pool.install(|| work(&done, &cancel));
                 let elapsed = t.elapsed().as_secs_f64();
                 drop(finished); // wakes the waiting loop below at once
                 (out, elapsed)
             });
             let mut failure: Option<PyErr> = None;
-            // Wake every `interval` (or when the worker ends) to report progress and to
-            // notice Ctrl-C; both need the GIL, briefly.
             while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(interval)
             {
                 if failure.is_some() {
                     continue;
                 }
+                // Signals (Ctrl-C) and the progress callback need the GIL, briefly.
                 Python::attach(|py| {
                     let result = py.check_signals().and_then(|()| match &progress {
                         Some(cb) => cb.call1(py, (done.load(Ordering::Relaxed),)).map(drop),
@@ -328,6 +346,16 @@ fn simulate<'py>(
     if let Some(cb) = &progress {
         cb.call1(py, (done.load(Ordering::Relaxed),))?;
     }
+    Ok((out, elapsed))
+}
+
+/// The per-game arrays of a run, as numpy arrays in a dict.
+fn output_arrays<'py>(
+    py: Python<'py>,
+    out: &SimOutput,
+    elapsed: f64,
+    record: bool,
+) -> PyResult<SimArrays<'py>> {
     let d = PyDict::new(py);
     let g = &out.games;
     d.set_item(
@@ -360,16 +388,6 @@ fn simulate<'py>(
     d.set_item("elapsed", elapsed)?;
     d.set_item("complete", out.complete)?;
     Ok(d)
-}
-
-fn run_simulation(
-    spec: &SimSpec,
-    start: u64,
-    games: usize,
-    done: &AtomicU64,
-    cancel: &AtomicBool,
-) -> SimOutput {
-    crate::simulate::simulate(spec, start, games, done, cancel)
 }
 
 fn illegal_mode(py: Python<'_>, name: &str) -> PyResult<Illegal> {
@@ -628,9 +646,10 @@ fn ai_choose(
     }))
 }
 
-/// Plays `games` games between the seats natively (all cores, GIL released).
+/// Plays games `start .. start + games` between the seats natively (all cores, GIL
+/// released); the same arrays as `simulate`.
 #[pyfunction]
-#[pyo3(signature = (width, height, players, opening, burst, first, seats, games, seed, first_move=None, max_plies=None, threads=0))]
+#[pyo3(signature = (width, height, players, opening, burst, first, seats, games, seed, first_move=None, max_plies=None, threads=0, start=0, record=false, progress=None, interval=0.1))]
 #[allow(clippy::too_many_arguments)]
 fn play_match<'py>(
     py: Python<'py>,
@@ -646,6 +665,10 @@ fn play_match<'py>(
     first_move: Option<i64>,
     max_plies: Option<u32>,
     threads: usize,
+    start: u64,
+    record: bool,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
 ) -> PyResult<SimArrays<'py>> {
     let cfg = config(py, width, height, players, opening, burst, first)?;
     if seats.len() != cfg.players {
@@ -666,28 +689,22 @@ fn play_match<'py>(
     if let Some(m) = first_move {
         game.check(m).map_err(|e| to_py(py, e))?;
     }
-    let first_move = first_move.map(|m| m as usize);
+    let spec = MatchSpec {
+        seats: specs,
+        seed,
+        first_move: first_move.map(|m| m as usize),
+        max_plies,
+        record,
+    };
     let pool = pool(py, threads)?;
-    let t = Instant::now();
-    let out = py.detach(|| {
-        pool.install(|| with_game!(&game, g => crate::ai::play_match(&g.geo, &cfg, &specs, games, seed, first_move, max_plies)))
-    });
-    let elapsed = t.elapsed().as_secs_f64();
-    let d = PyDict::new(py);
-    d.set_item(
-        "winners",
-        PyArray1::from_iter(py, out.iter().map(|x| x.winner)),
+    let (out, elapsed) = run_watched(
+        py,
+        &pool,
+        progress,
+        interval,
+        |done, cancel| with_game!(&game, g => crate::ai::play_match(&g.geo, &cfg, &spec, start, games, done, cancel)),
     )?;
-    d.set_item(
-        "plies",
-        PyArray1::from_iter(py, out.iter().map(|x| x.plies as i32)),
-    )?;
-    d.set_item(
-        "first_moves",
-        PyArray1::from_iter(py, out.iter().map(|x| i32::from(x.first_move))),
-    )?;
-    d.set_item("elapsed", elapsed)?;
-    Ok(d)
+    output_arrays(py, &out, elapsed, record)
 }
 
 /// Solves a board exactly for two players from the empty board (GIL released):

@@ -91,3 +91,12 @@ def test_cli_ray_backend(cluster: Any, capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     assert '"backend": "ray"' in out
     assert '"shards": 4' in out
+
+
+def test_ray_with_search_players(cluster: Any) -> None:
+    kw: dict[str, Any] = {"games": 24, "width": 4, "height": 4, "policies": ["mcts:50", "greedy"],
+                          "seed": 3, "record": True}  # fmt: skip
+    local = colorwars.simulate(**kw)
+    remote = colorwars.simulate(**kw, backend="ray", shards=[5, 19])
+    same_games(local, remote)
+    assert remote.moves(20) == local.moves(20)

@@ -197,3 +197,27 @@ def test_missing_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setitem(sys.modules, "ray", None)  # makes `import ray` fail
     with pytest.raises(colorwars.BackendError, match=r"pip install 'colorwars\[ray\]'"):
         colorwars.simulate(games=10, backend="ray")
+
+
+def test_search_players_as_policies() -> None:
+    """MCTS and alpha-beta seats run in the native match loop; random and greedy seats give
+    the same games there as in the simulation loop."""
+    r = colorwars.simulate(
+        games=30, width=4, height=4, policies=["mcts:100", "alphabeta:2"], seed=2, record=True
+    )
+    assert r.policies == ("mcts(100)", "alphabeta(2)")
+    assert (r.winners >= 0).all()
+    g = colorwars.Game(4, 4)
+    for m in r.moves(3):
+        g.play(m)
+    assert g.winner == r.winners[3]
+    from colorwars import ai
+
+    fast = colorwars.simulate(games=200, policies="greedy", seed=6)
+    slow = ai.match([ai.Greedy(), ai.Greedy()], 200, seed=6)  # always the match loop
+    assert np.array_equal(fast.plies, slow["plies"])
+    assert np.array_equal(fast.winners, slow["winners"])
+    seen: list[int] = []
+    colorwars.simulate(games=20, width=4, height=4, policies="mcts:50",
+                       progress=lambda d, t: seen.append(d))  # fmt: skip
+    assert seen[-1] == 20

@@ -129,6 +129,10 @@ def play_match(
     first_move: int | None = None,
     max_plies: int | None = None,
     threads: int = 0,
+    start: int = 0,
+    record: bool = False,
+    progress: Callable[[int], object] | None = None,
+    interval: float = 0.1,
 ) -> dict[str, Any]: ...
 def solve(
     width: int, height: int, opening: str, burst: str, max_depth: int = 200

@@ -346,7 +346,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--policies",
         default="random",
-        help="random or greedy, one for all seats or a comma list per seat (random)",
+        help="random, greedy, mcts[:SIMULATIONS] or alphabeta[:DEPTH]; one for all seats or a "
+        "comma list per seat (random)",
     )
     sim.add_argument("--first", type=_player, default=0, help="who moves first: a-h (a)")
     sim.add_argument("--threads", type=int, default=0, help="0 for all cores (0)")

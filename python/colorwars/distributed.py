@@ -59,6 +59,8 @@ def _run_shard(
         if not marker.exists():
             marker.touch()
             raise RuntimeError(f"injected failure of shard {fault[1]}")
+    if "seats" in args:  # search players: the native match loop
+        return _core.play_match(**args, start=start, games=count, threads=0)
     return _core.simulate(**args, start=start, games=count, threads=0)
 
 

@@ -166,19 +166,27 @@ def _whole(
     return int(value)
 
 
-def _policies(policies: str | Sequence[str], players: int) -> tuple[str, ...]:
-    names = (policies,) * players if isinstance(policies, str) else tuple(policies)
-    if len(names) != players:
+def _players(policies: object, players: int) -> list[Any]:
+    """One player per seat from names (``random``, ``greedy``, ``mcts[:N]``,
+    ``alphabeta[:D]``) or ``colorwars.ai`` player objects."""
+    from colorwars.ai import parse_player
+
+    one = isinstance(policies, str) or hasattr(policies, "seat_args")
+    items = [policies] * players if one else list(policies)  # type: ignore[call-overload]
+    if len(items) != players:
         raise InvalidPolicyError(
-            f"invalid policy: {len(names)} policies for {players} players; give one name for "
+            f"invalid policy: {len(items)} policies for {players} players; give one name for "
             "every seat or one per seat"
         )
-    for name in names:
-        if name not in POLICIES:
-            raise InvalidPolicyError(
-                f"invalid policy: unknown policy {name!r}; allowed are {', '.join(POLICIES)}"
-            )
-    return names
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(parse_player(item))
+        elif hasattr(item, "seat_args") and hasattr(item, "name"):
+            out.append(item)
+        else:
+            raise InvalidPolicyError(f"invalid policy {item!r}: expected a name or a player")
+    return out
 
 
 def simulate(
@@ -187,7 +195,7 @@ def simulate(
     height: int = 5,
     players: int = 2,
     rules: RulesLike = "colorwars",
-    policies: str | Sequence[str] = "random",
+    policies: str | Sequence[str] | Sequence[Any] | Any = "random",
     seed: int = 0,
     threads: int = 0,
     max_plies: int | None = None,
@@ -203,11 +211,12 @@ def simulate(
     GIL released, and returns per-game numpy arrays.
 
     ``policies`` is one name for every seat or one per seat: ``"random"`` (uniform over legal
-    moves) or ``"greedy"`` (the move leaving the mover the most orbs after its cascade, ties
-    broken at random). Game ``i`` draws its randomness from ``(seed, i)`` only, so the same
-    seed gives the same games whatever the thread count. ``max_plies`` cuts games off and marks
-    them unfinished (winner -1). ``progress(done, total)`` is called about ten times a second;
-    Ctrl-C stops the run.
+    moves), ``"greedy"`` (the move leaving the mover the most orbs after its cascade, ties
+    broken at random), ``"mcts[:SIMULATIONS]"`` or ``"alphabeta[:DEPTH]"``, or
+    ``colorwars.ai`` player objects (``MCTS(simulations=200)``, ...). Game ``i`` draws its
+    randomness from ``(seed, i)`` only, so the same seed gives the same games whatever the
+    thread count. ``max_plies`` cuts games off and marks them unfinished (winner -1).
+    ``progress(done, total)`` is called about ten times a second; Ctrl-C stops the run.
 
     ``backend="ray"`` runs the games as shards on a Ray cluster (``address``, or a local one
     started and stopped for the call; ``shards``: a count or the sizes of the shards) and
@@ -227,7 +236,12 @@ def simulate(
     threads = _whole(threads, "thread count", 0, 1024)
     if max_plies is not None:
         max_plies = _whole(max_plies, "max_plies", 1, 2**31 - 1)
-    names = _policies(policies, players)
+    seats = _players(policies, players)
+    names = tuple(p.name for p in seats)
+    seat_args = [p.seat_args() for p in seats]
+    # Random and greedy seats run in the lean simulation loop; any search player needs the
+    # match loop (which chooses with the same generators, so the games are the same).
+    fast = all(a[0] in POLICIES for a in seat_args)
     callback = None
     if progress is not None:
         report = progress
@@ -241,19 +255,30 @@ def simulate(
     if backend == "ray":
         from colorwars.distributed import run_sharded
 
-        args = {
+        args: dict[str, Any] = {
             "width": width, "height": height, "players": players, "opening": r.opening,
-            "burst": r.burst, "first": first, "policies": list(names), "seed": seed,
-            "max_plies": max_plies, "record": record,
+            "burst": r.burst, "first": first, "seed": seed, "max_plies": max_plies,
+            "record": record,
         }  # fmt: skip
+        if fast:
+            args["policies"] = [a[0] for a in seat_args]
+        else:
+            args["seats"] = seat_args
         arrays = run_sharded(args, games, shards, address, record, progress, _fault_dir=_fault_dir)
     else:
         if shards is not None or address is not None:
             raise ConfigError("shards and address go with backend='ray'")
-        arrays = _core.simulate(
-            width, height, players, r.opening, r.burst, first, list(names), seed, games,
-            threads=threads, max_plies=max_plies, record=record, progress=callback,
-        )  # fmt: skip
+        if fast:
+            arrays = _core.simulate(
+                width, height, players, r.opening, r.burst, first, [a[0] for a in seat_args],
+                seed, games, threads=threads, max_plies=max_plies, record=record,
+                progress=callback,
+            )  # fmt: skip
+        else:
+            arrays = _core.play_match(
+                width, height, players, r.opening, r.burst, first, seat_args, games, seed,
+                max_plies=max_plies, threads=threads, record=record, progress=callback,
+            )  # fmt: skip
     wall = time.perf_counter() - start
     return SimulationResult(
         width=width,
