@@ -111,7 +111,7 @@ def test_simulate_options_and_output(tmp_path: Path, capsys: pytest.CaptureFixtu
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--policies", "smart"], "unknown policy"),
+        (["--policies", "smart"], "invalid player"),
         (["--size", "1x5"], "2 to 32"),
         (["--games", "-5"], "number of games"),
         (["--output", "x.txt"], ".csv or .json"),
