@@ -159,3 +159,31 @@ def test_openings_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 def test_bad_player_names_are_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tournament", "--players", "random,wizard", "--games", "2"]) == 1
     assert "invalid player" in capsys.readouterr().err
+
+
+def test_play_against_the_ai(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A whole game against greedy, the human always typing its first legal cell by name."""
+    from colorwars import cli
+
+    monkeypatch.setattr(cli, "_ask", lambda game, prompt: game.cell_name(game.legal_moves()[0]))
+    assert main(["play", "--size", "4x4", "--opponent", "greedy", "--you", "b"]) == 0
+    out = capsys.readouterr().out
+    assert "greedy plays" in out
+    assert "you win!" in out or "greedy wins." in out
+
+
+def test_play_commands_and_bad_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from colorwars import cli
+
+    answers = iter(["z9", "undo", "c3", "hint", "undo", "quit"])
+    monkeypatch.setattr(cli, "_ask", lambda game, prompt: next(answers))
+    assert main(["play", "--opponent", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "is not on this 5x5 board" in out
+    assert "nothing to undo" in out
+    assert "hint: " in out
+    assert out.rstrip().endswith("bye")

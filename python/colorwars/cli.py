@@ -307,6 +307,63 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _ask(game: Any, prompt: str) -> str:
+    """One line from the human (a seam the tests replace)."""
+    return input(prompt)
+
+
+def cmd_play(args: argparse.Namespace, console: Console) -> int:
+    from colorwars.ai import parse_player
+    from colorwars.game import Game
+
+    width, height = args.size
+    opponent = parse_player(args.opponent)
+    game = Game(width, height, 2, args.rules)
+    you = args.you
+    console.print(
+        f"{width}x{height} {game.rules.name}: you are player {PLAYER_LETTERS[you]}, "
+        f"{opponent.name} is player {PLAYER_LETTERS[1 - you]}. Type a cell (e.g. c3), "
+        "'hint', 'undo' or 'quit'."
+    )
+    while game.winner is None:
+        console.print(board_text(width, game.counts(), game.owners()))
+        if game.to_move != you:
+            cell = opponent.choose(game)
+            game.play(cell)
+            waves = game.waves()
+            console.print(
+                f"{opponent.name} plays {game.cell_name(cell)}"
+                + (f" ({len(waves)} wave{'s' * (len(waves) != 1)})" if waves else "")
+            )
+            continue
+        try:
+            line = _ask(game, f"player {PLAYER_LETTERS[you]}, your move: ").strip()
+        except EOFError:
+            console.print("\nbye")
+            return 0
+        if line in ("quit", "q", "exit"):
+            console.print("bye")
+            return 0
+        if line == "hint":
+            hint = parse_player("mcts:2000").choose(game)
+            console.print(f"hint: {game.cell_name(hint)}")
+            continue
+        if line == "undo":
+            if game.ply >= 2:
+                game.pop()
+                game.pop()
+            else:
+                console.print("nothing to undo")
+            continue
+        try:
+            game.play(line)
+        except ColorwarsError as e:
+            console.print(f"[red]{e}[/red]")
+    console.print(board_text(width, game.counts(), game.owners()))
+    console.print("you win!" if game.winner == you else f"{opponent.name} wins.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="colorwars",
@@ -413,6 +470,17 @@ def build_parser() -> argparse.ArgumentParser:
     op.add_argument("--games", type=int, default=200, help="games per opening cell (200)")
     op.add_argument("--png", help="save the heatmap as a PNG (needs colorwars[plot])")
     op.set_defaults(run=cmd_openings)
+
+    play = sub.add_parser(
+        "play",
+        help="play against an AI in the terminal",
+        description="Play a two-player game against an AI player, typing cells such as c3.",
+    )
+    play.add_argument("--size", type=_size, default=(5, 5), help="WIDTHxHEIGHT (5x5)")
+    play.add_argument("--rules", default="colorwars", help="colorwars, classic or OPENING+BURST")
+    play.add_argument("--opponent", default="mcts:1000", help=f"the AI ({players_help})")
+    play.add_argument("--you", type=_player, default=0, help="your seat: a (first) or b")
+    play.set_defaults(run=cmd_play)
     return parser
 
 
