@@ -6,7 +6,6 @@
 //! resistance); positions at the search horizon score the evaluation (alpha-beta) or 0,
 //! "unknown" (the solver).
 
-use std::collections::HashMap;
 use std::time::Instant;
 
 use crate::bits::Bits;
@@ -79,6 +78,41 @@ struct Entry {
     best: u16,
 }
 
+/// A fixed-size transposition table (`2^bits` entries, indexed by the hash's low bits). A new
+/// entry replaces the old one unless that one is the same position searched deeper.
+struct Table {
+    entries: Vec<Entry>,
+    mask: u64,
+}
+
+impl Table {
+    fn new(bits: u32) -> Self {
+        let empty = Entry {
+            key: 0,
+            depth: -1,
+            score: 0,
+            bound: Bound::Exact,
+            best: 0,
+        };
+        Table {
+            entries: vec![empty; 1 << bits],
+            mask: (1 << bits) - 1,
+        }
+    }
+
+    fn get(&self, key: u64) -> Option<Entry> {
+        let e = self.entries[(key & self.mask) as usize];
+        (e.key == key && e.depth >= 0).then_some(e)
+    }
+
+    fn insert(&mut self, e: Entry) {
+        let slot = &mut self.entries[(e.key & self.mask) as usize];
+        if slot.key != e.key || slot.depth <= e.depth {
+            *slot = e;
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Bound {
     Exact,
@@ -113,7 +147,7 @@ pub struct Searcher<'a, B> {
     pub cfg: &'a Config,
     /// Evaluate horizon positions (alpha-beta) or score them 0, unknown (solver).
     pub use_eval: bool,
-    tt: HashMap<u64, Entry>,
+    tt: Table,
     pub nodes: u64,
     deadline: Option<Instant>,
     pub stopped: bool,
@@ -125,12 +159,13 @@ impl<'a, B: Bits> Searcher<'a, B> {
         cfg: &'a Config,
         use_eval: bool,
         deadline: Option<Instant>,
+        tt_bits: u32,
     ) -> Self {
         Searcher {
             geo,
             cfg,
             use_eval,
-            tt: HashMap::new(),
+            tt: Table::new(tt_bits),
             nodes: 0,
             deadline,
             stopped: false,
@@ -176,7 +211,7 @@ impl<'a, B: Bits> Searcher<'a, B> {
         }
         let key = zobrist(pos, self.cfg.players);
         let mut tt_move = None;
-        if let Some(e) = self.tt.get(&key).copied().filter(|e| e.key == key) {
+        if let Some(e) = self.tt.get(key) {
             tt_move = Some(e.best as usize);
             if e.depth >= depth {
                 let s = from_tt(e.score, ply);
@@ -188,10 +223,16 @@ impl<'a, B: Bits> Searcher<'a, B> {
                 }
             }
         }
-        let alpha0 = alpha;
-        let mut best = -WIN - 1;
-        let mut best_move = 0usize;
-        for m in self.ordered_moves(pos, tt_move) {
+        // Children first: a move that wins at once is the best there is (the shortest win);
+        // otherwise the table's move, then the moves that leave the mover the most orbs.
+        let mover = pos.to_move as usize;
+        let mut children: Vec<(i64, usize, Position<B>)> = Vec::with_capacity(16);
+        let legal = legal_mask(self.geo, self.cfg.rules, pos);
+        let mut won = None;
+        legal.for_each(|m| {
+            if won.is_some() {
+                return;
+            }
             let mut child = *pos;
             play_unchecked(
                 self.geo,
@@ -201,12 +242,33 @@ impl<'a, B: Bits> Searcher<'a, B> {
                 m,
                 &mut (),
             );
-            let score = if child.winner().is_some() {
-                // Only the mover can win with its own move.
-                WIN - (ply + 1)
+            if child.winner().is_some() {
+                won = Some(m);
+            }
+            let order = if Some(m) == tt_move {
+                i64::MAX
             } else {
-                -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+                i64::from(child.orbs(mover))
             };
+            children.push((order, m, child));
+        });
+        if let Some(m) = won {
+            let best = WIN - (ply + 1);
+            self.tt.insert(Entry {
+                key,
+                depth,
+                score: to_tt(best, ply),
+                bound: Bound::Exact,
+                best: m as u16,
+            });
+            return best;
+        }
+        children.sort_by_key(|c| std::cmp::Reverse(c.0));
+        let alpha0 = alpha;
+        let mut best = -WIN - 1;
+        let mut best_move = 0usize;
+        for (_, m, child) in children {
+            let score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0;
             }
@@ -226,23 +288,20 @@ impl<'a, B: Bits> Searcher<'a, B> {
         } else {
             Bound::Exact
         };
-        self.tt.insert(
+        self.tt.insert(Entry {
             key,
-            Entry {
-                key,
-                depth,
-                score: to_tt(best, ply),
-                bound,
-                best: best_move as u16,
-            },
-        );
+            depth,
+            score: to_tt(best, ply),
+            bound,
+            best: best_move as u16,
+        });
         best
     }
 
     /// The best move at the root and its score, searched `depth` plies deep.
     pub fn root(&mut self, pos: &Position<B>, depth: i32) -> (usize, i32) {
         let key = zobrist(pos, self.cfg.players);
-        let tt_move = self.tt.get(&key).map(|e| e.best as usize);
+        let tt_move = self.tt.get(key).map(|e| e.best as usize);
         let (mut best, mut best_move) = (-WIN - 1, usize::MAX);
         let mut alpha = -WIN - 1;
         for m in self.ordered_moves(pos, tt_move) {
@@ -269,16 +328,13 @@ impl<'a, B: Bits> Searcher<'a, B> {
             alpha = alpha.max(score);
         }
         if best_move != usize::MAX {
-            self.tt.insert(
+            self.tt.insert(Entry {
                 key,
-                Entry {
-                    key,
-                    depth,
-                    score: best,
-                    bound: Bound::Exact,
-                    best: best_move as u16,
-                },
-            );
+                depth,
+                score: best,
+                bound: Bound::Exact,
+                best: best_move as u16,
+            });
         }
         (best_move, best)
     }
@@ -293,7 +349,7 @@ pub fn alphabeta_move<B: Bits>(
     max_depth: i32,
     deadline: Option<Instant>,
 ) -> (usize, i32, u64) {
-    let mut s = Searcher::new(geo, cfg, true, deadline);
+    let mut s = Searcher::new(geo, cfg, true, deadline, 16);
     let legal = legal_mask(geo, cfg.rules, pos);
     let mut chosen = (legal.nth(0), 0);
     for depth in 1..=max_depth.max(1) {
@@ -307,6 +363,16 @@ pub fn alphabeta_move<B: Bits>(
         }
     }
     (chosen.0, chosen.1, s.nodes)
+}
+
+/// The solver's transposition table: up to 2^25 entries (768 MiB), smaller for small boards
+/// (filling a large table costs more than solving a tiny board).
+fn solver_table_bits(cells: usize) -> u32 {
+    match cells {
+        0..=9 => 18,
+        10..=12 => 23,
+        _ => 25,
+    }
 }
 
 /// The result of solving a position exactly.
@@ -340,7 +406,7 @@ pub fn solve<B: Bits>(
             nodes: 0,
         });
     }
-    let mut s = Searcher::new(geo, cfg, false, None);
+    let mut s = Searcher::new(geo, cfg, false, None, solver_table_bits(geo.cells));
     let mut depth = 2;
     let score = loop {
         let (_, score) = s.root(pos, depth);
