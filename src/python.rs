@@ -432,6 +432,8 @@ pub struct NativeVecEnv {
     illegal_actions: Py<PyArray1<u8>>,
     #[pyo3(get)]
     actions: Py<PyArray1<i64>>,
+    #[pyo3(get)]
+    final_obs: Py<PyArray4<u8>>,
 }
 
 /// Borrows every output array mutably and runs `f` on the buffers with the GIL released.
@@ -447,6 +449,7 @@ macro_rules! with_buffers {
         let mut winner = $self.winner.bind($py).readwrite();
         let mut eplies = $self.episode_plies.bind($py).readwrite();
         let mut illegal = $self.illegal_actions.bind($py).readwrite();
+        let mut fin = $self.final_obs.bind($py).readwrite();
         let mut $b = Buffers {
             obs: obs.as_slice_mut().expect("contiguous"),
             mask: mask.as_slice_mut().expect("contiguous"),
@@ -458,6 +461,7 @@ macro_rules! with_buffers {
             winner: winner.as_slice_mut().expect("contiguous"),
             episode_plies: eplies.as_slice_mut().expect("contiguous"),
             illegal: illegal.as_slice_mut().expect("contiguous"),
+            final_obs: fin.as_slice_mut().expect("contiguous"),
         };
         $body
     }};
@@ -498,6 +502,7 @@ impl NativeVecEnv {
             episode_plies: PyArray1::zeros(py, b, false).unbind(),
             illegal_actions: PyArray1::zeros(py, b, false).unbind(),
             actions: PyArray1::zeros(py, b, false).unbind(),
+            final_obs: PyArray4::zeros(py, [b, p, h, w], false).unbind(),
         })
     }
 

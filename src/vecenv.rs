@@ -65,6 +65,9 @@ pub struct Buffers<'a> {
     pub episode_plies: &'a mut [u32],
     /// 1 where the action was illegal (only under `Illegal::Lose`).
     pub illegal: &'a mut [u8],
+    /// The last observation of an episode that ended in this step (B × P × N, same layout as
+    /// `obs`); rows of environments whose episode did not end are left as they were.
+    pub final_obs: &'a mut [u8],
 }
 
 pub struct VecEnv<B> {
@@ -139,11 +142,27 @@ impl<B: Bits> VecEnv<B> {
             out.truncated.par_chunks_mut(CHUNK),
             out.winner.par_chunks_mut(CHUNK),
             out.episode_plies.par_chunks_mut(CHUNK),
-            out.illegal.par_chunks_mut(CHUNK),
+            // (rayon zips at most 12 at once)
+            out.illegal
+                .par_chunks_mut(CHUNK)
+                .zip(out.final_obs.par_chunks_mut(CHUNK * players * cells)),
         )
             .into_par_iter()
             .for_each(
-                |(envs, acts, obs, mask, to_move, rew, seat, term, trunc, win, eplies, ill)| {
+                |(
+                    envs,
+                    acts,
+                    obs,
+                    mask,
+                    to_move,
+                    rew,
+                    seat,
+                    term,
+                    trunc,
+                    win,
+                    eplies,
+                    (ill, fin),
+                )| {
                     for (j, pos) in envs.iter_mut().enumerate() {
                         let a = acts[j];
                         let actor = pos.to_move as usize;
@@ -179,6 +198,8 @@ impl<B: Bits> VecEnv<B> {
                         win[j] = winner;
                         eplies[j] = if done || cut { pos.ply } else { 0 };
                         if done || cut {
+                            let row = &mut fin[j * players * cells..(j + 1) * players * cells];
+                            write_planes(geo, players, pos, row);
                             *pos = start; // same-step auto-reset
                         }
                         write_one(
@@ -267,6 +288,15 @@ fn write_one<B: Bits>(
     to_move: &mut i8,
     cfg: &Config,
 ) {
+    write_planes(geo, players, pos, obs);
+    let legal = legal_mask(geo, cfg.rules, pos);
+    write_bytes(mask, |j| SPREAD[legal.byte(j) as usize]);
+    *to_move = pos.to_move as i8;
+}
+
+/// One environment's observation planes (plane `k`: the counts of player `to_move + k`).
+#[inline]
+fn write_planes<B: Bits>(geo: &Geometry<B>, players: usize, pos: &Position<B>, obs: &mut [u8]) {
     let cells = geo.cells;
     let p0 = pos.to_move as usize;
     for k in 0..players {
@@ -283,9 +313,6 @@ fn write_one<B: Bits>(
                 | SPREAD[c2.byte(j) as usize] << 2
         });
     }
-    let legal = legal_mask(geo, cfg.rules, pos);
-    write_bytes(mask, |j| SPREAD[legal.byte(j) as usize]);
-    *to_move = p0 as i8;
 }
 
 /// A batch of environments on the storage type the board needs.
@@ -367,6 +394,7 @@ mod tests {
         winner: Vec<i8>,
         eplies: Vec<u32>,
         illegal: Vec<u8>,
+        fin: Vec<u8>,
     }
 
     impl Owned {
@@ -382,6 +410,7 @@ mod tests {
                 winner: vec![9; b],
                 eplies: vec![9; b],
                 illegal: vec![9; b],
+                fin: vec![0; b * p * n],
             }
         }
         fn bufs(&mut self) -> Buffers<'_> {
@@ -396,6 +425,7 @@ mod tests {
                 winner: &mut self.winner,
                 episode_plies: &mut self.eplies,
                 illegal: &mut self.illegal,
+                final_obs: &mut self.fin,
             }
         }
     }
@@ -428,6 +458,16 @@ mod tests {
                         assert_eq!(o.rewards[i], 1.0);
                         let s: f32 = o.seat[i * p..(i + 1) * p].iter().sum();
                         assert!(s.abs() < 1e-6);
+                        // The final observation is the last board, seen by its player to
+                        // move (after a win, the winner).
+                        let (counts, owners, me) = (g.counts(), g.owners(), g.to_move());
+                        for k in 0..p {
+                            let plane = &o.fin[(i * p + k) * n..(i * p + k + 1) * n];
+                            for c in 0..n {
+                                let mine = owners[c] == ((me + k) % p) as i8;
+                                assert_eq!(plane[c], if mine { counts[c] } else { 0 });
+                            }
+                        }
                         *g = AnyGame::new(cfg);
                     } else {
                         assert_eq!(o.rewards[i], 0.0);

@@ -33,8 +33,9 @@ class VectorEnv:
     - ``info["to_move"]`` (int8) and ``info["action_mask"]`` (bool, ``(num_envs, cells)``)
       describe the next decision;
     - auto-reset in the same step: an environment whose episode ends is reset at once, and the
-      returned observation is the new game's first; ``info["winner"]`` and
-      ``info["episode_plies"]`` report the finished episode (-1 and 0 elsewhere).
+      returned observation is the new game's first; ``info["final_obs"]`` holds the finished
+      episode's last observation (valid in the rows where ``terminated | truncated``), and
+      ``info["winner"]`` and ``info["episode_plies"]`` report it (-1 and 0 elsewhere).
 
     All returned arrays are buffers owned by the environment and overwritten by the next
     ``reset`` or ``step``: copy what you keep.
@@ -94,6 +95,7 @@ class VectorEnv:
             "winner": n.winner,
             "episode_plies": n.episode_plies,
             "illegal": n.illegal_actions.view(np.bool_),
+            "final_obs": n.final_obs,
         }
         self._rewards: npt.NDArray[np.float32] = n.rewards
         self._terminated: npt.NDArray[np.bool_] = n.terminated.view(np.bool_)
