@@ -218,6 +218,18 @@ fn pool(py: Python<'_>, threads: usize) -> PyResult<rayon::ThreadPool> {
         })
 }
 
+/// Seat lists must name one player (or policy) per seat.
+fn one_per_seat(py: Python<'_>, given: usize, cfg: &Config) -> PyResult<()> {
+    if given == cfg.players {
+        return Ok(());
+    }
+    let msg = format!(
+        "{given} players or policies given for {} seats: give one per seat",
+        cfg.players
+    );
+    Err(to_py(py, Error::InvalidPolicy(msg)))
+}
+
 fn config(
     py: Python<'_>,
     width: i64,
@@ -260,16 +272,7 @@ fn simulate<'py>(
     interval: f64,
 ) -> PyResult<SimArrays<'py>> {
     let cfg = config(py, width, height, players, opening, burst, first)?;
-    if policies.len() != cfg.players {
-        return Err(to_py(
-            py,
-            Error::InvalidPolicy(format!(
-                "{} policies given for {} players: give one per seat",
-                policies.len(),
-                cfg.players
-            )),
-        ));
-    }
+    one_per_seat(py, policies.len(), &cfg)?;
     let mut seats = [Policy::Random; 8];
     for (seat, name) in seats.iter_mut().zip(&policies) {
         *seat = Policy::parse(name).map_err(|e| to_py(py, e))?;
@@ -676,16 +679,7 @@ fn play_match<'py>(
     interval: f64,
 ) -> PyResult<SimArrays<'py>> {
     let cfg = config(py, width, height, players, opening, burst, first)?;
-    if seats.len() != cfg.players {
-        return Err(to_py(
-            py,
-            Error::InvalidPolicy(format!(
-                "{} players given for {} seats",
-                seats.len(),
-                cfg.players
-            )),
-        ));
-    }
+    one_per_seat(py, seats.len(), &cfg)?;
     let specs = seats
         .iter()
         .map(|s| player_spec(py, &cfg, s))

@@ -172,6 +172,20 @@ impl<'a, B: Bits> Searcher<'a, B> {
         }
     }
 
+    /// The position after `m`.
+    fn child(&self, pos: &Position<B>, m: usize) -> Position<B> {
+        let mut child = *pos;
+        play_unchecked(
+            self.geo,
+            self.cfg.rules,
+            self.cfg.players,
+            &mut child,
+            m,
+            &mut (),
+        );
+        child
+    }
+
     fn ordered_moves(&self, pos: &Position<B>, first: Option<usize>) -> Vec<usize> {
         let mut moves = Vec::with_capacity(32);
         let legal = legal_mask(self.geo, self.cfg.rules, pos);
@@ -233,15 +247,7 @@ impl<'a, B: Bits> Searcher<'a, B> {
             if won.is_some() {
                 return;
             }
-            let mut child = *pos;
-            play_unchecked(
-                self.geo,
-                self.cfg.rules,
-                self.cfg.players,
-                &mut child,
-                m,
-                &mut (),
-            );
+            let child = self.child(pos, m);
             if child.winner().is_some() {
                 won = Some(m);
             }
@@ -305,15 +311,7 @@ impl<'a, B: Bits> Searcher<'a, B> {
         let (mut best, mut best_move) = (-WIN - 1, usize::MAX);
         let mut alpha = -WIN - 1;
         for m in self.ordered_moves(pos, tt_move) {
-            let mut child = *pos;
-            play_unchecked(
-                self.geo,
-                self.cfg.rules,
-                self.cfg.players,
-                &mut child,
-                m,
-                &mut (),
-            );
+            let child = self.child(pos, m);
             let score = if child.winner().is_some() {
                 WIN - 1
             } else {
@@ -426,8 +424,7 @@ pub fn solve<B: Bits>(
     while cur.winner().is_none() {
         let mut found = None;
         for m in s.ordered_moves(&cur, None) {
-            let mut child = cur;
-            play_unchecked(geo, cfg.rules, cfg.players, &mut child, m, &mut ());
+            let child = s.child(&cur, m);
             let value = if child.winner().is_some() {
                 WIN - 1
             } else {
