@@ -221,3 +221,16 @@ def test_solver_limits() -> None:
         colorwars.solve(4, 4, rules="colorwars", max_depth=4, cache=False)
     with pytest.raises(colorwars.InvalidSizeError):
         colorwars.solve(1, 4)
+
+
+def test_bad_arguments_are_clear_errors() -> None:
+    with pytest.raises(InvalidPolicyError, match="seed"):
+        ai.Random(seed=-1)
+    with pytest.raises(InvalidPolicyError, match="seed"):
+        ai.MCTS(seed=2**70)
+    with pytest.raises(InvalidPolicyError, match="first_move"):
+        ai.match([ai.Random(), ai.Random()], 2, first_move=25)
+    with pytest.raises(colorwars.ConfigError, match="max_depth"):
+        colorwars.solve(3, 3, max_depth=0, cache=False)
+    with pytest.raises(InvalidPolicyError, match="two players"):
+        ai.tournament([ai.Random()], 2)

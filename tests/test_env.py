@@ -131,3 +131,11 @@ def test_truncation() -> None:
 def test_bad_configuration(kwargs: dict[str, object]) -> None:
     with pytest.raises(ConfigError):
         VectorEnv(**kwargs)  # type: ignore[arg-type]
+
+
+def test_board_index_is_checked() -> None:
+    env = VectorEnv(num_envs=3)
+    with pytest.raises(IndexError):
+        env.board(3)
+    with pytest.raises(IndexError):
+        env.board(-1)

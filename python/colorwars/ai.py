@@ -61,6 +61,9 @@ def _native_of(game: Any) -> _core.NativeGame:
 class _Base:
     seed: int = 0
 
+    def __post_init__(self) -> None:
+        _check_int(self.seed, "seed", 0, 2**64 - 1)
+
     def seat_args(self) -> SeatArgs:
         raise NotImplementedError
 
@@ -132,6 +135,7 @@ class MCTS(_Base):
     ("heavy") playouts make a far stronger player than random ones at the same budget."""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _check_int(self.simulations, "simulations", 0 if self.time else 1, 10**9)
         _check_time(self.time)
         _check_int(self.threads, "threads", 1, 256)
@@ -163,6 +167,7 @@ class AlphaBeta(_Base):
     seed: int = 0
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         _check_int(self.depth, "depth", 1, 64)
         _check_time(self.time)
 
@@ -209,6 +214,8 @@ def match(
     """Plays ``games`` games natively, seat ``s`` played by ``seats[s]`` (seat 0 moves first);
     returns numpy arrays ``winners``, ``plies``, ``first_moves`` and ``elapsed`` seconds."""
     r = resolve(rules)
+    if first_move is not None:
+        _check_int(first_move, "first_move", 0, width * height - 1)
     return _core.play_match(
         width, height, len(seats), r.opening, r.burst, 0, [p.seat_args() for p in seats],
         _check_int(games, "games", 0, 2**40), _check_int(seed, "seed", 0, 2**64 - 1),

@@ -151,6 +151,8 @@ class VectorEnv:
 
     def board(self, i: int) -> dict[str, Any]:
         """Environment ``i``'s game: counts and owners per cell, player to move, ply."""
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self.num_envs:
+            raise IndexError(f"environment {i!r} does not exist (0 to {self.num_envs - 1})")
         counts, owners, to_move, ply = self._native.snapshot(i)
         return {"counts": counts, "owners": owners, "to_move": to_move, "ply": ply}
 

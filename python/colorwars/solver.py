@@ -9,7 +9,7 @@ from pathlib import Path
 
 from colorwars import _core
 from colorwars._common import PLAYER_LETTERS, column_name
-from colorwars.errors import ColorwarsError, InvalidSizeError
+from colorwars.errors import ColorwarsError, ConfigError, InvalidSizeError
 from colorwars.rules import RulesLike, resolve
 
 __all__ = ["SearchLimitError", "Solution", "cache_path", "solve"]
@@ -77,6 +77,12 @@ def solve(
     for v, what in ((width, "width"), (height, "height")):
         if isinstance(v, bool) or not isinstance(v, int) or not 2 <= v <= 32:
             raise InvalidSizeError(f"invalid board size: {what} {v!r} must be from 2 to 32")
+    if (
+        isinstance(max_depth, bool)
+        or not isinstance(max_depth, int)
+        or not 1 <= max_depth <= 10_000
+    ):
+        raise ConfigError(f"invalid max_depth {max_depth!r}: expected 1 to 10000")
     key = f"{width}x{height} {r.name}"
     path = cache_path()
     if cache:
