@@ -218,3 +218,16 @@ def test_large_board_round_trip(engine: Any) -> None:
             g.play(g.legal_moves()[(k * 7) % len(g.legal_moves())])
         assert engine.from_text(g.to_text()).to_text() == g.to_text()
         assert g.cell_name(width * height - 1) == g.cell_name((width - 1, height - 1))
+
+
+def test_svg_picture(engine: Any) -> None:
+    """Notebooks show the board as SVG: valid XML, one dot per orb (a number above four)."""
+    import xml.etree.ElementTree as ET
+
+    g = engine.from_text("3x3 classic 2 1a2b./.3a./..1b a ab - 7")
+    root = ET.fromstring(g._repr_svg_())
+    circles = [e for e in root.iter() if e.tag.endswith("circle")]
+    assert len(circles) == sum(g.counts())
+    won = colorwars.Game.from_text("2x2 classic 2 1a1a/1a1b a ab - 6")
+    won.play("a1")
+    assert "<svg" in won._repr_svg_()

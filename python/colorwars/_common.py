@@ -83,3 +83,58 @@ def status_line(to_move: int, winner: int | None, ply: int) -> str:
     if winner is not None:
         return f"ply {ply}: player {PLAYER_LETTERS[winner]} has won"
     return f"ply {ply}: player {PLAYER_LETTERS[to_move]} to move"
+
+
+# Player colours for pictures, in seat order.
+PLAYER_COLOURS = ("#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#17becf", "#8c564b",
+                  "#e377c2")  # fmt: skip
+
+
+def render_svg(width: int, counts: Sequence[int], owners: Sequence[int], size: int = 36) -> str:
+    """The board as an SVG picture: one square per cell, its orbs as dots in the owner's colour
+    (the count written out when there are more than four), column letters and row numbers."""
+    height = len(counts) // width
+    margin = size // 2
+    w, h = margin + width * size + 2, margin + height * size + 2
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+        f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="{size // 3}">',
+        f'<rect width="{w}" height="{h}" fill="white"/>',
+    ]
+    for x in range(width):
+        parts.append(
+            f'<text x="{margin + x * size + size / 2}" y="{margin * 0.75}" '
+            f'text-anchor="middle">{column_name(x)}</text>'
+        )
+    for y in range(height):
+        parts.append(
+            f'<text x="{margin / 2}" y="{margin + y * size + size * 0.6}" '
+            f'text-anchor="middle">{y + 1}</text>'
+        )
+        for x in range(width):
+            i = y * width + x
+            cx, cy = margin + x * size, margin + y * size
+            parts.append(
+                f'<rect x="{cx}" y="{cy}" width="{size}" height="{size}" fill="#f4f4f4" '
+                'stroke="#999"/>'
+            )
+            n = counts[i]
+            if n == 0:
+                continue
+            colour = PLAYER_COLOURS[owners[i]]
+            if n > 4:
+                parts.append(
+                    f'<text x="{cx + size / 2}" y="{cy + size * 0.62}" text-anchor="middle" '
+                    f'fill="{colour}" font-weight="bold">{n}</text>'
+                )
+                continue
+            spots = [(0.5, 0.5)] if n == 1 else [(0.35, 0.5), (0.65, 0.5), (0.5, 0.25), (0.5, 0.75)]
+            if n == 3:
+                spots = [(0.3, 0.62), (0.7, 0.62), (0.5, 0.3)]
+            for dx, dy in spots[:n]:
+                parts.append(
+                    f'<circle cx="{cx + dx * size}" cy="{cy + dy * size}" r="{size / 8}" '
+                    f'fill="{colour}"/>'
+                )
+    parts.append("</svg>")
+    return "".join(parts)

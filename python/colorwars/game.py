@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from colorwars import _core
-from colorwars._common import Move, Wave, coerce_move, render_board, status_line
+from colorwars._common import Move, Wave, coerce_move, render_board, render_svg, status_line
 from colorwars.errors import (
     InvalidMoveError,
     InvalidPlayersError,
@@ -184,6 +184,10 @@ class Game:
 
     def __repr__(self) -> str:
         return f"Game.from_text({self.to_text()!r})"
+
+    def _repr_svg_(self) -> str:
+        """The board as a picture in notebooks."""
+        return render_svg(self.width, self.counts(), self.owners())
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Game):

@@ -18,6 +18,7 @@ from colorwars._common import (
     coerce_move,
     column_name,
     render_board,
+    render_svg,
     status_line,
 )
 from colorwars.errors import (
@@ -407,6 +408,10 @@ class Game:
 
     def __repr__(self) -> str:
         return f"colorwars.reference.Game.from_text({self.to_text()!r})"
+
+    def _repr_svg_(self) -> str:
+        """The board as a picture in notebooks."""
+        return render_svg(self._width, self._state.counts, self._state.owners)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Game):
