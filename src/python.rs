@@ -62,8 +62,7 @@ impl NativeGame {
         burst: &str,
         first: i64,
     ) -> PyResult<Self> {
-        let rules = rules_of(py, opening, burst)?;
-        let cfg = Config::new(width, height, players, rules, first).map_err(|e| to_py(py, e))?;
+        let cfg = config(py, width, height, players, opening, burst, first)?;
         Ok(NativeGame {
             inner: AnyGame::new(cfg),
         })
