@@ -234,3 +234,14 @@ def test_bad_arguments_are_clear_errors() -> None:
         colorwars.solve(3, 3, max_depth=0, cache=False)
     with pytest.raises(InvalidPolicyError, match="two players"):
         ai.tournament([ai.Random()], 2)
+
+
+def test_tournament_and_openings_report_progress() -> None:
+    seen: list[tuple[int, int]] = []
+    ai.tournament([ai.Random(), ai.Greedy(), ai.Random(seed=2)], 4, width=3, height=3,
+                  progress=lambda d, t: seen.append((d, t)))  # fmt: skip
+    assert seen == [(k, 6) for k in range(1, 7)]
+    cells: list[int] = []
+    ai.opening_win_rates(ai.Random(), ai.Random(), 2, width=2, height=3,
+                         progress=lambda d, t: cells.append(d))  # fmt: skip
+    assert cells == [1, 2, 3, 4, 5, 6]

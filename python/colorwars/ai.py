@@ -11,6 +11,7 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -273,13 +274,16 @@ def tournament(
     rules: RulesLike = "colorwars",
     seed: int = 0,
     threads: int = 0,
+    progress: Callable[[int, int], object] | None = None,
 ) -> TournamentResult:
-    """A round robin: every pair plays ``games_per_pair`` games, half with each seat first."""
+    """A round robin: every pair plays ``games_per_pair`` games, half with each seat first.
+    ``progress(matches_done, matches)`` is called after each match (two per pair)."""
     n = len(players)
     if n < 2:
         raise InvalidPolicyError("a tournament needs at least two players")
     wins = np.zeros((n, n))
     games = np.zeros((n, n))
+    done, total = 0, n * (n - 1)
     for i in range(n):
         for j in range(i + 1, n):
             half = games_per_pair // 2
@@ -292,6 +296,9 @@ def tournament(
                 wins[b, a] += float((winners == 1).sum())
                 games[a, b] += count
                 games[b, a] += count
+                done += 1
+                if progress is not None:
+                    progress(done, total)
     result = TournamentResult(
         [p.name for p in players], wins, games, resolve(rules), (width, height)
     )
@@ -308,10 +315,11 @@ def opening_win_rates(
     rules: RulesLike = "colorwars",
     seed: int = 0,
     threads: int = 0,
+    progress: Callable[[int, int], object] | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """The first player's win rate for each opening cell (shape ``(height, width)``), the
     first move forced to that cell and the rest played by ``first`` and ``second``; with the
-    number of games per cell."""
+    number of games per cell. ``progress(cells_done, cells)`` is called after each cell."""
     rates = np.zeros(width * height)
     counts = np.zeros(width * height, dtype=np.int64)
     for cell in range(width * height):
@@ -320,4 +328,6 @@ def opening_win_rates(
         finished = r["winners"] >= 0
         counts[cell] = int(finished.sum())
         rates[cell] = float((r["winners"] == 0).sum()) / max(counts[cell], 1)
+        if progress is not None:
+            progress(cell + 1, width * height)
     return rates.reshape(height, width), counts.reshape(height, width)

@@ -192,6 +192,31 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+class _Bar:
+    """A rich progress bar on a terminal; nothing elsewhere (CI, pipes)."""
+
+    def __init__(self, console: Console, label: str) -> None:
+        from rich.progress import Progress
+
+        self.bar = Progress(console=console, transient=True) if console.is_terminal else None
+        self.label = label
+        self.task: Any = None
+
+    def __enter__(self) -> _Bar:
+        if self.bar is not None:
+            self.bar.__enter__()
+            self.task = self.bar.add_task(self.label, total=None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total)
+
+
 def cmd_solve(args: argparse.Namespace, console: Console) -> int:
     from colorwars.solver import cache_path, solve
 
@@ -218,7 +243,10 @@ def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
 
     width, height = args.size
     players = _players(args.players)
-    result = tournament(players, args.games, width, height, args.rules, args.seed, args.threads)
+    with _Bar(console, "matches") as bar:
+        result = tournament(
+            players, args.games, width, height, args.rules, args.seed, args.threads, progress=bar
+        )
     table = Table(
         title=f"round robin, {width}x{height} {result.rules.name}, {args.games} games per pair "
         "(half with each seat first)",
@@ -256,8 +284,9 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
 
     width, height = args.size
     first, second = parse_player(args.first), parse_player(args.second)
-    rates, counts = opening_win_rates(first, second, args.games, width, height, args.rules,
-                                      args.seed, args.threads)  # fmt: skip
+    with _Bar(console, "opening cells") as bar:
+        rates, counts = opening_win_rates(first, second, args.games, width, height, args.rules,
+                                          args.seed, args.threads, progress=bar)  # fmt: skip
     console.print(
         f"first player's win rate by opening cell, {width}x{height} {args.rules}, "
         f"{first.name} (first) against {second.name}, {args.games} games per cell"
