@@ -224,11 +224,13 @@ def test_solver_limits() -> None:
 
 
 def test_bad_arguments_are_clear_errors() -> None:
-    with pytest.raises(InvalidPolicyError, match="seed"):
+    # One error class per argument (colorwars._validate): a seed is a ConfigError wherever it
+    # is given, a move an InvalidMoveError.
+    with pytest.raises(colorwars.ConfigError, match="seed"):
         ai.Random(seed=-1)
-    with pytest.raises(InvalidPolicyError, match="seed"):
+    with pytest.raises(colorwars.ConfigError, match="seed"):
         ai.MCTS(seed=2**70)
-    with pytest.raises(InvalidPolicyError, match="first_move"):
+    with pytest.raises(colorwars.InvalidMoveError, match="not on the board"):
         ai.match([ai.Random(), ai.Random()], 2, first_move=25)
     with pytest.raises(colorwars.ConfigError, match="max_depth"):
         colorwars.solve(3, 3, max_depth=0, cache=False)

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from colorwars import ai, reference
+from colorwars import ai, players, reference
 from colorwars._common import Move, Wave
 from colorwars.env import VectorEnv
 from colorwars.errors import (
@@ -19,6 +19,7 @@ from colorwars.errors import (
     ConfigError,
     GameOverError,
     IllegalMoveError,
+    InvalidIndexError,
     InvalidMoveError,
     InvalidPlayersError,
     InvalidPolicyError,
@@ -26,13 +27,14 @@ from colorwars.errors import (
     InvalidRecordError,
     InvalidRulesError,
     InvalidSizeError,
+    SearchLimitError,
     ShardError,
 )
 from colorwars.game import Game
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS, Rules
 from colorwars.simulation import SimulationResult, simulate
-from colorwars.solver import SearchLimitError, Solution, solve
+from colorwars.solver import Solution, solve
 
 __version__ = "0.1.0"
 
@@ -45,6 +47,7 @@ __all__ = [
     "GameOverError",
     "GameRecord",
     "IllegalMoveError",
+    "InvalidIndexError",
     "InvalidMoveError",
     "InvalidPlayersError",
     "InvalidPolicyError",
@@ -61,6 +64,7 @@ __all__ = [
     "VectorEnv",
     "Wave",
     "ai",
+    "players",
     "reference",
     "simulate",
     "solve",

@@ -3,10 +3,14 @@ the ASCII board. No rules live here."""
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from colorwars.errors import InvalidMoveError
+import numpy as np
+
+from colorwars._validate import show
+from colorwars.errors import InvalidMoveError, InvalidPositionError
 
 Move = int | str | tuple[int, int]
 
@@ -32,36 +36,57 @@ def column_name(x: int) -> str:
     return name
 
 
+def _index(value: object) -> int | None:
+    """A whole number (``int`` or numpy integer, not ``bool``), else None."""
+    if isinstance(value, bool | np.bool_):
+        return None
+    try:
+        return operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+
+
+def _encodable(text: str) -> bool:
+    """False for text that cannot be UTF-8 (lone surrogates such as '\\ud800')."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def notation_text(text: object) -> str:
+    """Position notation as text the engines can read, or ``InvalidPositionError``."""
+    if not isinstance(text, str) or not _encodable(text):
+        raise InvalidPositionError(f"invalid position: expected notation text, got {show(text)}")
+    return text
+
+
 def coerce_move(move: object, width: int, height: int, parse_name: Callable[[str], int]) -> int:
-    """A move as a cell index: an int cell, a name such as ``"c3"``, or ``(x, y)``. Raises
-    ``InvalidMoveError`` for anything that is not a cell of the board."""
+    """A move as a cell index: a whole-number cell (``int`` or numpy integer), a name such as
+    ``"c3"``, or ``(x, y)``. Raises ``InvalidMoveError`` for anything that is not a cell of the
+    board."""
     cells = width * height
     allowed = (
         f"a move is a cell index 0 to {cells - 1}, a name such as 'c3' "
         f"(column a to {column_name(width - 1)}, row 1 to {height}), "
         f"or (x, y) with 0 <= x < {width} and 0 <= y < {height}"
     )
-    if isinstance(move, bool):
-        raise InvalidMoveError(f"invalid move: {move!r} is not a cell; {allowed}")
-    if isinstance(move, int):
-        if not 0 <= move < cells:
-            raise InvalidMoveError(f"invalid move: cell {move} is not on the board; {allowed}")
-        return move
     if isinstance(move, str):
+        if not _encodable(move) or len(move) > 16:
+            raise InvalidMoveError(f"invalid move: {show(move)} is not a cell name; {allowed}")
         return parse_name(move)
     if isinstance(move, tuple) and len(move) == 2:
-        x, y = move
-        if (
-            isinstance(x, int)
-            and isinstance(y, int)
-            and not isinstance(x, bool)
-            and not isinstance(y, bool)
-            and 0 <= x < width
-            and 0 <= y < height
-        ):
+        x, y = _index(move[0]), _index(move[1])
+        if x is not None and y is not None and 0 <= x < width and 0 <= y < height:
             return y * width + x
-        raise InvalidMoveError(f"invalid move: {move!r} is not on the board; {allowed}")
-    raise InvalidMoveError(f"invalid move: {move!r} is not a cell; {allowed}")
+        raise InvalidMoveError(f"invalid move: {show(move)} is not on the board; {allowed}")
+    cell = _index(move)
+    if cell is None:
+        raise InvalidMoveError(f"invalid move: {show(move)} is not a cell; {allowed}")
+    if not 0 <= cell < cells:
+        raise InvalidMoveError(f"invalid move: cell {show(move)} is not on the board; {allowed}")
+    return cell
 
 
 def render_board(width: int, counts: Sequence[int], owners: Sequence[int]) -> str:

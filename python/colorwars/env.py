@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from colorwars import _core
-from colorwars.errors import ConfigError, InvalidMoveError
+from colorwars import _validate as check
+from colorwars.errors import ConfigError, InvalidIndexError, InvalidMoveError
 from colorwars.rules import Rules, RulesLike, resolve
 
 __all__ = ["VectorEnv"]
@@ -37,8 +39,17 @@ class VectorEnv:
       episode's last observation (valid in the rows where ``terminated | truncated``), and
       ``info["winner"]`` and ``info["episode_plies"]`` report it (-1 and 0 elsewhere).
 
-    All returned arrays are buffers owned by the environment and overwritten by the next
-    ``reset`` or ``step``: copy what you keep.
+    All returned arrays are read-only views of buffers owned by the environment and
+    overwritten by the next ``reset`` or ``step``: copy what you keep.
+
+    Threads: calls on one ``VectorEnv`` are serialised (a second thread's ``step`` waits for
+    the first to finish), so the environment is never corrupted; but the arrays a call
+    returned are rewritten by the next call from any thread, so a ``VectorEnv`` shared
+    between threads needs the caller to copy the arrays before another thread steps it.
+    Use one ``VectorEnv`` per thread (the native step already uses every core).
+
+    A ``VectorEnv`` does not pickle (its buffers are shared with the arrays it hands out):
+    send its ``config()`` to another process and build one there.
     """
 
     def __init__(
@@ -54,27 +65,28 @@ class VectorEnv:
         illegal: str = "raise",
     ) -> None:
         r = resolve(rules)
-        for name, value, low in [("num_envs", num_envs, 1), ("threads", threads, 0)]:
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 2**24:
-                raise ConfigError(f"invalid {name} {value!r}: expected a whole number >= {low}")
-        if max_plies is not None and (
-            isinstance(max_plies, bool)
-            or not isinstance(max_plies, int)
-            or not 1 <= max_plies < 2**31
-        ):
-            raise ConfigError(f"invalid max_plies {max_plies!r}: expected None or a number >= 1")
+        width, height = check.size(width, height)
+        players = check.players(players, width * height)
+        first = check.seat(first, players, "first player")
+        num_envs = check.num_envs(num_envs)
+        threads = check.threads(threads)
+        max_plies = check.max_plies(max_plies)
         if illegal not in ("raise", "lose"):
-            raise ConfigError(f"invalid illegal {illegal!r}: allowed are 'raise' and 'lose'")
-        from colorwars.game import _int
-
+            check.fail(ConfigError, "illegal", illegal, "allowed are 'raise' and 'lose'")
+        cells = width * height
+        # Observations and final observations (P x N bytes each), mask, per-seat rewards and
+        # the small per-environment arrays and state.
+        per_env = 2 * players * cells + cells + 4 * players + 256
+        check.memory(num_envs * per_env, f"VectorEnv(num_envs={num_envs:,})")
+        self._lock = threading.Lock()
         self._native = _core.NativeVecEnv(
             num_envs,
-            _int(width, "width"),
-            _int(height, "height"),
-            _int(players, "players"),
+            width,
+            height,
+            players,
             r.opening,
             r.burst,
-            _int(first, "first"),
+            first,
             max_plies,
             threads,
             illegal,
@@ -86,20 +98,44 @@ class VectorEnv:
         self.rules: Rules = r
         self.max_plies = max_plies
         self.illegal = illegal
+        self.first = first
+        self.threads = threads
         n = self._native
-        self._obs: npt.NDArray[np.uint8] = n.obs
+        self._obs: npt.NDArray[np.uint8] = _read_only(n.obs)
         self._info: dict[str, Any] = {
-            "to_move": n.to_move,
-            "action_mask": n.mask.view(np.bool_),
-            "seat_rewards": n.seat_rewards,
-            "winner": n.winner,
-            "episode_plies": n.episode_plies,
-            "illegal": n.illegal_actions.view(np.bool_),
-            "final_obs": n.final_obs,
+            "to_move": _read_only(n.to_move),
+            "action_mask": _read_only(n.mask.view(np.bool_)),
+            "seat_rewards": _read_only(n.seat_rewards),
+            "winner": _read_only(n.winner),
+            "episode_plies": _read_only(n.episode_plies),
+            "illegal": _read_only(n.illegal_actions.view(np.bool_)),
+            "final_obs": _read_only(n.final_obs),
         }
-        self._rewards: npt.NDArray[np.float32] = n.rewards
-        self._terminated: npt.NDArray[np.bool_] = n.terminated.view(np.bool_)
-        self._truncated: npt.NDArray[np.bool_] = n.truncated.view(np.bool_)
+        self._rewards: npt.NDArray[np.float32] = _read_only(n.rewards)
+        self._terminated: npt.NDArray[np.bool_] = _read_only(n.terminated.view(np.bool_))
+        self._truncated: npt.NDArray[np.bool_] = _read_only(n.truncated.view(np.bool_))
+        self._actions: npt.NDArray[np.int64] = _read_only(n.actions)
+
+    def config(self) -> dict[str, Any]:
+        """The arguments that build an equal ``VectorEnv`` (for another process)."""
+        return {
+            "num_envs": self.num_envs,
+            "width": self.width,
+            "height": self.height,
+            "players": self.players,
+            "rules": self.rules.name,
+            "first": self.first,
+            "max_plies": self.max_plies,
+            "threads": self.threads,
+            "illegal": self.illegal,
+        }
+
+    def __reduce__(self) -> Any:
+        raise TypeError(
+            "a VectorEnv cannot be pickled: its native buffers are shared with the arrays it "
+            "has handed out; pickle env.config() instead and build VectorEnv(**config) in the "
+            "other process"
+        )
 
     @property
     def single_observation_shape(self) -> tuple[int, int, int]:
@@ -115,11 +151,10 @@ class VectorEnv:
     ) -> tuple[npt.NDArray[np.uint8], dict[str, Any]]:
         """Starts every game afresh; ``seed`` reseeds each environment's generator (used by
         ``sample_legal``) from ``(seed, index)``."""
-        if seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64
-        ):
-            raise ConfigError(f"invalid seed {seed!r}: expected a whole number from 0 to 2**64-1")
-        self._native.reset(seed)
+        if seed is not None:
+            seed = check.seed(seed)
+        with self._lock:
+            self._native.reset(seed)
         return self._obs, self._info
 
     def step(
@@ -133,27 +168,23 @@ class VectorEnv:
     ]:
         """Plays one action per environment. Under ``illegal="raise"`` an illegal action raises
         ``IllegalMoveError`` naming the environment, and no environment changes."""
-        try:
-            a = np.ascontiguousarray(actions, dtype=np.int64)
-        except (TypeError, ValueError, OverflowError) as e:
-            raise InvalidMoveError(f"invalid actions: expected integer cells ({e})") from None
-        if a.shape != (self.num_envs,):
-            raise InvalidMoveError(
-                f"invalid actions: shape {a.shape}; expected ({self.num_envs},), "
-                "one per environment"
-            )
-        self._native.step(a)
+        a = _actions(actions, self.num_envs)
+        with self._lock:
+            self._native.step(a)
         return self._obs, self._rewards, self._terminated, self._truncated, self._info
 
     def sample_legal(self) -> npt.NDArray[np.int64]:
-        """A uniformly random legal action for every environment (native; a reused buffer)."""
-        return self._native.sample_legal()
+        """A uniformly random legal action for every environment (native; a read-only view of
+        a reused buffer)."""
+        with self._lock:
+            self._native.sample_legal()
+        return self._actions
 
     def board(self, i: int) -> dict[str, Any]:
         """Environment ``i``'s game: counts and owners per cell, player to move, ply."""
-        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self.num_envs:
-            raise IndexError(f"environment {i!r} does not exist (0 to {self.num_envs - 1})")
-        counts, owners, to_move, ply = self._native.snapshot(i)
+        i = check.whole(i, "environment", 0, self.num_envs - 1, InvalidIndexError)
+        with self._lock:
+            counts, owners, to_move, ply = self._native.snapshot(i)
         return {"counts": counts, "owners": owners, "to_move": to_move, "ply": ply}
 
     def __repr__(self) -> str:
@@ -162,3 +193,30 @@ class VectorEnv:
             f"players={self.players}, rules={self.rules.name!r}, max_plies={self.max_plies}, "
             f"illegal={self.illegal!r})"
         )
+
+
+def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """A view callers cannot write through (the native engine still writes the buffer)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def _actions(actions: object, num_envs: int) -> npt.NDArray[np.int64]:
+    """One whole-number action per environment as contiguous int64. Floats, strings, objects
+    and bools are refused, never cast (1.5 is not cell 1)."""
+    try:
+        a = np.asarray(actions)
+    except Exception as e:  # numpy raises several types for ragged or odd input
+        raise InvalidMoveError(f"invalid actions: expected whole-number cells ({e})") from None
+    if a.dtype.kind not in "iu":
+        raise InvalidMoveError(
+            f"invalid actions: expected whole-number cells, got an array of {a.dtype}"
+        )
+    if a.shape != (num_envs,):
+        raise InvalidMoveError(
+            f"invalid actions: shape {a.shape}; expected ({num_envs},), one per environment"
+        )
+    if a.dtype.kind == "u" and a.dtype.itemsize == 8 and num_envs and int(a.max()) >= 2**63:
+        raise InvalidMoveError("invalid actions: a cell number beyond the board")
+    return np.ascontiguousarray(a, dtype=np.int64)

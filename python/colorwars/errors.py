@@ -1,5 +1,11 @@
-"""The errors colorwars raises. Every one is a ``ValueError`` and says what was wrong and what
-is allowed. Both engines (native and reference) raise these same classes."""
+"""The errors colorwars raises, all of them, in one place. Every one is a ``ValueError`` and
+says what was wrong and what is allowed. Both engines (native and reference) raise these same
+classes.
+
+Besides these, a call may raise ``TypeError`` (a wrong kind of object where an engine object
+is needed), ``MemoryError`` (a request larger than the machine's memory) or
+``KeyboardInterrupt`` (Ctrl-C stops every long native call).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ __all__ = [
     "ConfigError",
     "GameOverError",
     "IllegalMoveError",
+    "InvalidIndexError",
     "InvalidMoveError",
     "InvalidPlayersError",
     "InvalidPolicyError",
@@ -16,6 +23,7 @@ __all__ = [
     "InvalidRecordError",
     "InvalidRulesError",
     "InvalidSizeError",
+    "SearchLimitError",
     "ShardError",
 ]
 
@@ -41,7 +49,10 @@ class InvalidRulesError(ConfigError):
 
 
 class InvalidPolicyError(ConfigError):
-    """An unknown policy name, or a policy list of the wrong length."""
+    """A player (what chooses a seat's moves: random, greedy, MCTS, alpha-beta) that is not
+    known or not allowed: an unknown name, a bad budget (simulations, depth, time, c, greedy
+    share, threads), or a list of players of the wrong length. ``simulate(policies=...)``
+    names the players of the seats."""
 
 
 class InvalidMoveError(ColorwarsError):
@@ -70,3 +81,12 @@ class BackendError(ColorwarsError):
 
 class ShardError(ColorwarsError):
     """A shard of a distributed simulation that still failed after Ray's retries."""
+
+
+class InvalidIndexError(ColorwarsError, IndexError):
+    """An index outside what exists: ``pop()`` with no move to undo, an environment of a
+    ``VectorEnv`` or a game of a simulation that does not exist. Also an ``IndexError``."""
+
+
+class SearchLimitError(ColorwarsError):
+    """The solver did not prove a result within its depth limit."""

@@ -5,13 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from colorwars import _core
-from colorwars._common import Move, Wave, coerce_move, render_board, render_svg, status_line
-from colorwars.errors import (
-    InvalidMoveError,
-    InvalidPlayersError,
-    InvalidPositionError,
-    InvalidSizeError,
+from colorwars import _validate as check
+from colorwars._common import (
+    Move,
+    Wave,
+    coerce_move,
+    notation_text,
+    render_board,
+    render_svg,
+    status_line,
 )
+from colorwars.errors import InvalidIndexError, InvalidMoveError
 from colorwars.rules import Rules, RulesLike, resolve
 
 __all__ = ["Game"]
@@ -28,6 +32,13 @@ class Game:
 
     Cells are numbered row-major, ``cell = y * width + x``; a move is that number, a name such
     as ``"c3"`` (column letter, row number from 1, row 1 on top) or ``(x, y)``.
+
+    Thread safety: every call on a ``Game`` is atomic (the engine's calls hold Python's
+    lock, and an AI's long search works on a copy of the position), so a game shared between
+    threads is never corrupted; order the calls yourself if the order matters.
+
+    A game pickles (for ``multiprocessing``, Ray, joblib) as its starting position and its
+    moves, so ``pop`` still works after unpickling.
     """
 
     __slots__ = ("_native",)
@@ -42,22 +53,16 @@ class Game:
         first: int = 0,
     ) -> None:
         r = resolve(rules)
-        self._native = _core.NativeGame(
-            _int(width, "width"),
-            _int(height, "height"),
-            _int(players, "players"),
-            r.opening,
-            r.burst,
-            _int(first, "first"),
-        )
+        width, height = check.size(width, height)
+        players = check.players(players, width * height)
+        first = check.seat(first, players, "first player")
+        self._native = _core.NativeGame(width, height, players, r.opening, r.burst, first)
 
     @classmethod
     def from_text(cls, text: str) -> Game:
         """The game at a position written by ``to_text()`` (no move history)."""
-        if not isinstance(text, str):
-            raise InvalidPositionError(f"invalid position: expected notation text, got {text!r}")
         g = cls.__new__(cls)
-        g._native = _core.NativeGame.from_text(text)
+        g._native = _core.NativeGame.from_text(notation_text(text))
         return g
 
     def to_text(self) -> str:
@@ -124,7 +129,7 @@ class Game:
 
     def orbs(self, player: int) -> int:
         """The orbs ``player`` holds in total."""
-        return self._native.orbs(_int(player, "player"))
+        return self._native.orbs(check.seat(player, self.players))
 
     def moves(self) -> list[int]:
         """The moves played since the game (or ``from_text``) began, oldest first."""
@@ -158,7 +163,10 @@ class Game:
         return cell
 
     def pop(self) -> int:
-        """Undoes the last move exactly and returns it; ``IndexError`` if there is none."""
+        """Undoes the last move exactly and returns it; ``InvalidIndexError`` (an
+        ``IndexError``) if there is none."""
+        if not self._native.moves():
+            raise InvalidIndexError("nothing to undo: no move has been played on this game")
         return self._native.pop()
 
     def peek(self) -> int | None:
@@ -202,11 +210,17 @@ class Game:
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         return self.copy()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The position the history starts from, and the moves: unpickling replays them, so the
+        # game and its undo history come back exactly.
+        root = self._native.copy()
+        for _ in self._native.moves():
+            root.pop()
+        return (_unpickle, (root.to_text(), self._native.moves()))
 
-def _int(value: object, what: str) -> int:
-    """Whole numbers only (not bools, not beyond 64 bits): a wrong type or a huge number is a
-    configuration error with a message, not a crash."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**62:
-        return value
-    cls = InvalidSizeError if what in ("width", "height") else InvalidPlayersError
-    raise cls(f"invalid {what} {value!r}: expected a whole number in the allowed range")
+
+def _unpickle(text: str, moves: list[int]) -> Game:
+    g = Game.from_text(text)
+    for cell in moves:
+        g._native.play(cell)
+    return g

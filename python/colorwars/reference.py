@@ -11,12 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from colorwars import _validate as check
 from colorwars._common import (
     PLAYER_LETTERS,
     Move,
     Wave,
     coerce_move,
     column_name,
+    notation_text,
     render_board,
     render_svg,
     status_line,
@@ -24,17 +26,16 @@ from colorwars._common import (
 from colorwars.errors import (
     GameOverError,
     IllegalMoveError,
+    InvalidIndexError,
     InvalidMoveError,
-    InvalidPlayersError,
     InvalidPositionError,
-    InvalidSizeError,
 )
 from colorwars.rules import Rules, RulesLike, resolve
 
 __all__ = ["Game"]
 
-MIN_SIDE, MAX_SIDE = 2, 32
-MIN_PLAYERS, MAX_PLAYERS = 2, 8
+MIN_SIDE, MAX_SIDE = check.MIN_SIDE, check.MAX_SIDE
+MIN_PLAYERS, MAX_PLAYERS = check.MIN_PLAYERS, check.MAX_PLAYERS
 
 
 @dataclass
@@ -61,34 +62,6 @@ class _State:
         )
 
 
-def _check_config(width: object, height: object, players: object, first: object) -> None:
-    def whole(v: object) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    if not (whole(width) and whole(height)):
-        raise InvalidSizeError(f"invalid board size {width!r}x{height!r}: expected whole numbers")
-    assert isinstance(width, int)
-    assert isinstance(height, int)
-    if not (MIN_SIDE <= width <= MAX_SIDE and MIN_SIDE <= height <= MAX_SIDE):
-        raise InvalidSizeError(
-            f"invalid board size {width}x{height}: width and height must each be from "
-            f"{MIN_SIDE} to {MAX_SIDE}"
-        )
-    cells = width * height
-    if not whole(players):
-        raise InvalidPlayersError(f"invalid number of players {players!r}: expected a number")
-    assert isinstance(players, int)
-    if not (MIN_PLAYERS <= players <= MAX_PLAYERS) or players > cells:
-        raise InvalidPlayersError(
-            f"invalid number of players {players}: allowed are 2 to 8, and at most the number "
-            f"of cells ({cells})"
-        )
-    if not whole(first) or not 0 <= first < players:  # type: ignore[operator]
-        raise InvalidPlayersError(
-            f"invalid player {first!r}: players are numbered 0 to {players - 1}"
-        )
-
-
 class Game:
     """A game on the reference engine; the same interface as ``colorwars.Game``."""
 
@@ -100,8 +73,12 @@ class Game:
         rules: RulesLike = "colorwars",
         first: int = 0,
     ) -> None:
+        # Arguments are checked by the same function as the native engine's (one place
+        # validates); the rules below are this module's own.
         self._rules = resolve(rules)
-        _check_config(width, height, players, first)
+        width, height = check.size(width, height)
+        players = check.players(players, width * height)
+        first = check.seat(first, players, "first player")
         self._width = width
         self._height = height
         self._players = players
@@ -239,7 +216,7 @@ class Game:
 
     def pop(self) -> int:
         if not self._history:
-            raise IndexError("pop from a game with no moves to undo")
+            raise InvalidIndexError("nothing to undo: no move has been played on this game")
         before, cell, _ = self._history.pop()
         self._state = before
         return cell
@@ -341,12 +318,7 @@ class Game:
         return list(self._state.owners)
 
     def orbs(self, player: int) -> int:
-        if isinstance(player, bool) or not isinstance(player, int):
-            raise InvalidPlayersError(f"invalid player {player!r}: expected a whole number")
-        if not 0 <= player < self._players:
-            raise InvalidPlayersError(
-                f"invalid player {player}: players are numbered 0 to {self._players - 1}"
-            )
+        player = check.seat(player, self._players)
         s = self._state
         return sum(n for n, o in zip(s.counts, s.owners, strict=True) if o == player)
 
@@ -397,9 +369,7 @@ class Game:
 
     @classmethod
     def from_text(cls, text: str) -> Game:
-        if not isinstance(text, str):
-            raise InvalidPositionError(f"invalid position: expected notation text, got {text!r}")
-        return _parse_position(text)
+        return _parse_position(notation_text(text))
 
     # -- presentation -----------------------------------------------------------------------
     def __str__(self) -> str:
@@ -466,7 +436,8 @@ def _parse_position(text: str) -> Game:
         raise _bad(str(e)) from None
     players = _number(players_text, "players")
     try:
-        _check_config(width, height, players, 0)
+        check.size(width, height)
+        check.players(players, width * height)
     except ValueError as e:
         raise _bad(str(e)) from None
     rows = board.split("/")

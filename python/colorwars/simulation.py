@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -15,30 +14,20 @@ import numpy as np
 import numpy.typing as npt
 
 from colorwars import _core
-from colorwars.errors import (
-    ConfigError,
-    InvalidPlayersError,
-    InvalidPolicyError,
-    InvalidSizeError,
-)
+from colorwars import _validate as check
+from colorwars.errors import ConfigError, InvalidIndexError
+from colorwars.players import seat_players
 from colorwars.rules import Rules, RulesLike, resolve
+from colorwars.statistics import wilson_interval
 
 __all__ = ["POLICIES", "SimulationResult", "simulate", "wilson_interval"]
 
+# The players the lean simulation loop runs; any other seat uses the native match loop.
 POLICIES = ("random", "greedy")
+# Bytes a game's results take (native summary, arrays, conversions), for the memory check.
+GAME_BYTES = 64
 
 Progress = Callable[[int, int], object]
-
-
-def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95% for z = 1.96); (0, 1) with no trials."""
-    if trials == 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    denom = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 @dataclass
@@ -79,9 +68,8 @@ class SimulationResult:
     def moves(self, i: int) -> list[int]:
         """The moves of game ``i`` (needs ``record=True``); they replay through ``Game``."""
         if self._moves is None or self._offsets is None:
-            raise ValueError("moves were not recorded: run simulate(..., record=True)")
-        if not -self.games <= i < self.games:
-            raise IndexError(f"game {i} does not exist (there are {self.games})")
+            raise ConfigError("moves were not recorded: run simulate(..., record=True)")
+        i = check.whole(i, "game", -self.games, self.games - 1, InvalidIndexError)
         i %= self.games
         return [int(m) for m in self._moves[self._offsets[i] : self._offsets[i + 1]]]
 
@@ -150,43 +138,9 @@ class SimulationResult:
                 doc["moves"] = [self.moves(i) for i in range(self.games)]
             path.write_text(json.dumps(doc), encoding="utf-8")
         else:
-            raise ValueError(f"cannot write {path.name}: the output must end in .csv or .json")
-
-
-def _whole(
-    value: object, what: str, low: int, high: int, error: type[ConfigError] = ConfigError
-) -> int:
-    """A whole number in range, or a clear error (never a TypeError or an overflow)."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | np.integer)
-        or not low <= value <= high
-    ):
-        raise error(f"invalid {what} {value!r}: expected a whole number from {low} to {high}")
-    return int(value)
-
-
-def _players(policies: object, players: int) -> list[Any]:
-    """One player per seat from names (``random``, ``greedy``, ``mcts[:N]``,
-    ``alphabeta[:D]``) or ``colorwars.ai`` player objects."""
-    from colorwars.ai import parse_player
-
-    one = isinstance(policies, str) or hasattr(policies, "seat_args")
-    items = [policies] * players if one else list(policies)  # type: ignore[call-overload]
-    if len(items) != players:
-        raise InvalidPolicyError(
-            f"invalid policy: {len(items)} policies for {players} players; give one name for "
-            "every seat or one per seat"
-        )
-    out: list[Any] = []
-    for item in items:
-        if isinstance(item, str):
-            out.append(parse_player(item))
-        elif hasattr(item, "seat_args") and hasattr(item, "name"):
-            out.append(item)
-        else:
-            raise InvalidPolicyError(f"invalid policy {item!r}: expected a name or a player")
-    return out
+            raise ConfigError(
+                f"cannot write {check.show(path.name)}: the output must end in .csv or .json"
+            )
 
 
 def simulate(
@@ -227,21 +181,23 @@ def simulate(
     ((1000,), 1000)
     """
     r = resolve(rules)
-    width = _whole(width, "width", -(2**62), 2**62, InvalidSizeError)  # range: checked natively
-    height = _whole(height, "height", -(2**62), 2**62, InvalidSizeError)
-    players = _whole(players, "number of players", 2, 8, InvalidPlayersError)
-    first = _whole(first, "first player", 0, players - 1, InvalidPlayersError)
-    games = _whole(games, "number of games", 0, 2**40)
-    seed = _whole(seed, "seed", 0, 2**64 - 1)
-    threads = _whole(threads, "thread count", 0, 1024)
-    if max_plies is not None:
-        max_plies = _whole(max_plies, "max_plies", 1, 2**31 - 1)
-    seats = _players(policies, players)
+    width, height = check.size(width, height)
+    players = check.players(players, width * height)
+    first = check.seat(first, players, "first player")
+    games = check.games(games)
+    seed = check.seed(seed)
+    threads = check.threads(threads)
+    max_plies = check.max_plies(max_plies)
+    if backend not in ("local", "ray"):
+        check.fail(ConfigError, "backend", backend, "allowed are 'local' and 'ray'")
+    seats = seat_players(policies, players)
     names = tuple(p.name for p in seats)
-    seat_args = [p.seat_args() for p in seats]
+    specs = [p.native_spec() for p in seats]
     # Random and greedy seats run in the lean simulation loop; any search player needs the
     # match loop (which chooses with the same generators, so the games are the same).
-    fast = all(a[0] in POLICIES for a in seat_args)
+    fast = all(a[0] in POLICIES for a in specs)
+    per_game = GAME_BYTES + (2 * (max_plies or 2 * width * height) if record else 0)
+    check.memory(games * per_game, f"simulate(games={games:,})")
     callback = None
     if progress is not None:
         report = progress
@@ -249,8 +205,6 @@ def simulate(
         def callback(done: int) -> None:
             report(done, games)
 
-    if backend not in ("local", "ray"):
-        raise ConfigError(f"invalid backend {backend!r}: allowed are 'local' and 'ray'")
     start = time.perf_counter()
     if backend == "ray":
         from colorwars.distributed import run_sharded
@@ -261,22 +215,22 @@ def simulate(
             "record": record,
         }  # fmt: skip
         if fast:
-            args["policies"] = [a[0] for a in seat_args]
+            args["policies"] = [a[0] for a in specs]
         else:
-            args["seats"] = seat_args
+            args["seats"] = specs
         arrays = run_sharded(args, games, shards, address, record, progress, _fault_dir=_fault_dir)
     else:
         if shards is not None or address is not None:
             raise ConfigError("shards and address go with backend='ray'")
         if fast:
             arrays = _core.simulate(
-                width, height, players, r.opening, r.burst, first, [a[0] for a in seat_args],
+                width, height, players, r.opening, r.burst, first, [a[0] for a in specs],
                 seed, games, threads=threads, max_plies=max_plies, record=record,
                 progress=callback,
             )  # fmt: skip
         else:
             arrays = _core.play_match(
-                width, height, players, r.opening, r.burst, first, seat_args, games, seed,
+                width, height, players, r.opening, r.burst, first, specs, games, seed,
                 max_plies=max_plies, threads=threads, record=record, progress=callback,
             )  # fmt: skip
     wall = time.perf_counter() - start

@@ -8,15 +8,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from colorwars import _core
+from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
-from colorwars.errors import ColorwarsError, ConfigError, InvalidSizeError
+from colorwars.errors import ConfigError, SearchLimitError
 from colorwars.rules import RulesLike, resolve
 
 __all__ = ["SearchLimitError", "Solution", "cache_path", "solve"]
 
-
-class SearchLimitError(ColorwarsError):
-    """The solver did not prove a result within its depth limit."""
+MAX_DEPTH = 10_000
 
 
 @dataclass(frozen=True)
@@ -61,6 +60,36 @@ def _load(path: Path) -> dict[str, dict[str, object]]:
     return data if isinstance(data, dict) else {}
 
 
+def _checked(entry: object, width: int, height: int, rules: str) -> Solution | None:
+    """A cached solution, if the entry is well formed and its line replays (on the reference
+    engine) to a win by its winner in its plies; None otherwise (a damaged or foreign cache
+    entry is solved again, never trusted)."""
+    from colorwars.reference import Game as ReferenceGame
+
+    if not isinstance(entry, dict):
+        return None
+    try:
+        s = Solution(**entry)
+        line = s.line
+        if not (
+            (s.width, s.height, s.rules) == (width, height, rules)
+            and type(s.winner) is int
+            and type(s.plies) is int
+            and type(s.positions) is int
+            and type(s.seconds) is float
+            and isinstance(line, list)
+            and len(line) == s.plies
+            and all(type(c) is int for c in line)
+        ):
+            return None
+        game = ReferenceGame(width, height, 2, rules)
+        for cell in line:
+            game.play(cell)
+    except (TypeError, ValueError):
+        return None
+    return s if game.winner == s.winner else None
+
+
 def solve(
     width: int, height: int, rules: RulesLike = "classic", max_depth: int = 200, cache: bool = True
 ) -> Solution:
@@ -74,24 +103,14 @@ def solve(
     (0, 7)
     """
     r = resolve(rules)
-    for v, what in ((width, "width"), (height, "height")):
-        if isinstance(v, bool) or not isinstance(v, int) or not 2 <= v <= 32:
-            raise InvalidSizeError(f"invalid board size: {what} {v!r} must be from 2 to 32")
-    if (
-        isinstance(max_depth, bool)
-        or not isinstance(max_depth, int)
-        or not 1 <= max_depth <= 10_000
-    ):
-        raise ConfigError(f"invalid max_depth {max_depth!r}: expected 1 to 10000")
+    width, height = check.size(width, height)
+    max_depth = check.whole(max_depth, "max_depth", 1, MAX_DEPTH, ConfigError)
     key = f"{width}x{height} {r.name}"
     path = cache_path()
     if cache:
-        hit = _load(path).get(key)
-        if isinstance(hit, dict):
-            try:
-                return Solution(**hit)  # type: ignore[arg-type]
-            except TypeError:
-                pass  # an entry from another version: solve again
+        hit = _checked(_load(path).get(key), width, height, r.name)
+        if hit is not None:
+            return hit
     found = _core.solve(width, height, r.opening, r.burst, max_depth)
     if found is None:
         raise SearchLimitError(

@@ -1,0 +1,234 @@
+"""The one place that checks every public argument: each argument has one check, one limit and
+one error class, used by the Python API, the CLI and every adapter alike.
+
+| argument                          | allowed                          | error                  |
+|-----------------------------------|----------------------------------|------------------------|
+| width, height                     | 2 to 32                          | ``InvalidSizeError``   |
+| players (a count)                 | 2 to 8, at most the cells        | ``InvalidPlayersError``|
+| first, player (a seat)            | 0 to players - 1                 | ``InvalidPlayersError``|
+| rules                             | a preset, OPENING+BURST, Rules   | ``InvalidRulesError``  |
+| policies / seats (the players)    | names or ``colorwars.ai`` players| ``InvalidPolicyError`` |
+| simulations, depth, time, c, ...  | see ``colorwars.players``        | ``InvalidPolicyError`` |
+| games                             | 0 to 2**40 (and memory)          | ``ConfigError``        |
+| num_envs                          | 1 to 2**24 (and memory)          | ``ConfigError``        |
+| seed                              | 0 to 2**64 - 1                   | ``ConfigError``        |
+| threads                           | 0 (all cores) to 256             | ``ConfigError``        |
+| max_plies                         | None or 1 to 2**31 - 1           | ``ConfigError``        |
+| a move, first_move                | a cell of the board              | ``InvalidMoveError``   |
+
+Whole numbers are Python ``int`` or numpy integers, never ``bool`` or ``float``. A request
+whose results would not fit in this machine's memory raises ``MemoryError`` before anything
+is allocated.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import os
+import resource
+from typing import NoReturn
+
+import numpy as np
+
+from colorwars.errors import (
+    ColorwarsError,
+    ConfigError,
+    InvalidPlayersError,
+    InvalidPolicyError,
+    InvalidSizeError,
+)
+
+MIN_SIDE, MAX_SIDE = 2, 32
+MIN_PLAYERS, MAX_PLAYERS = 2, 8
+MAX_GAMES = 2**40
+MAX_ENVS = 2**24
+MAX_SEED = 2**64 - 1
+MAX_THREADS = 256
+MAX_PLIES = 2**31 - 1
+MAX_SIMULATIONS = 10**9
+MAX_DEPTH = 64
+MAX_SECONDS = 1e6
+MAX_C = 1e6
+
+__all__ = [
+    "MAX_GAMES",
+    "MAX_SIDE",
+    "MAX_THREADS",
+    "fail",
+    "games",
+    "max_plies",
+    "memory",
+    "num_envs",
+    "players",
+    "seat",
+    "seed",
+    "show",
+    "size",
+    "threads",
+    "whole",
+]
+
+
+def show(value: object) -> str:
+    """A short, safe description of a caller's value for an error message: never huge, never
+    raising (a 5000-digit int cannot even be turned into text by default)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a {value.bit_length()}-bit whole number"
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _bound(n: int) -> str:
+    """A limit as people write it: 2**64 - 1 rather than 18446744073709551615."""
+    if n >= 2**20 and (n + 1) & n == 0:
+        return f"2**{(n + 1).bit_length() - 1} - 1"
+    if n >= 2**20 and n & (n - 1) == 0:
+        return f"2**{n.bit_length() - 1}"
+    return str(n)
+
+
+def fail(error: type[ColorwarsError], what: str, value: object, allowed: str) -> NoReturn:
+    raise error(f"invalid {what} {show(value)}: {allowed}")
+
+
+def whole(
+    value: object, what: str, low: int, high: int, error: type[ColorwarsError] = ConfigError
+) -> int:
+    """A whole number (``int`` or a numpy integer, not ``bool``) from ``low`` to ``high``."""
+    if isinstance(value, bool | np.bool_):
+        fail(error, what, value, f"expected a whole number from {low} to {_bound(high)}")
+    try:
+        n = operator.index(value)  # type: ignore[arg-type]
+    except TypeError:
+        fail(error, what, value, f"expected a whole number from {low} to {_bound(high)}")
+    if not low <= n <= high:
+        fail(error, what, value, f"expected a whole number from {low} to {_bound(high)}")
+    return n
+
+
+def number(
+    value: object, what: str, low: float, high: float, error: type[ColorwarsError] = ConfigError
+) -> float:
+    """A finite real number (int, float or numpy number, not ``bool``) from low to high."""
+    if isinstance(value, bool | np.bool_) or not isinstance(
+        value, int | float | np.integer | np.floating
+    ):
+        fail(error, what, value, f"expected a number from {low:g} to {high:g}")
+    try:
+        x = float(value)
+    except OverflowError:
+        fail(error, what, value, f"expected a number from {low:g} to {high:g}")
+    if not (math.isfinite(x) and low <= x <= high):
+        fail(error, what, value, f"expected a finite number from {low:g} to {high:g}")
+    return x
+
+
+def size(width: object, height: object) -> tuple[int, int]:
+    """The board's sides, each 2 to 32 (RULES.md §2)."""
+    sides = []
+    for value in (width, height):
+        try:
+            n = operator.index(value)  # type: ignore[arg-type]
+        except TypeError:
+            n = None
+        if isinstance(value, bool | np.bool_) or n is None or not MIN_SIDE <= n <= MAX_SIDE:
+            raise InvalidSizeError(
+                f"invalid board size {show(width)}x{show(height)}: width and height must each "
+                f"be a whole number from {MIN_SIDE} to {MAX_SIDE}"
+            )
+        sides.append(n)
+    return sides[0], sides[1]
+
+
+def players(value: object, cells: int) -> int:
+    """The number of players: 2 to 8, and never more than the board's cells (RULES.md §2)."""
+    n = whole(value, "number of players", MIN_PLAYERS, MAX_PLAYERS, InvalidPlayersError)
+    if n > cells:
+        fail(
+            InvalidPlayersError,
+            "number of players",
+            value,
+            f"at most the number of cells ({cells})",
+        )
+    return n
+
+
+def seat(value: object, count: int, what: str = "player") -> int:
+    """A seat (player number) 0 to ``count - 1``; seat 0 is player a."""
+    return whole(value, what, 0, count - 1, InvalidPlayersError)
+
+
+def games(value: object) -> int:
+    return whole(value, "number of games", 0, MAX_GAMES)
+
+
+def num_envs(value: object) -> int:
+    return whole(value, "num_envs", 1, MAX_ENVS)
+
+
+def seed(value: object) -> int:
+    return whole(value, "seed", 0, MAX_SEED)
+
+
+def threads(value: object, low: int = 0, error: type[ColorwarsError] = ConfigError) -> int:
+    """A thread count: 0 means one per core (where allowed), at most 256."""
+    return whole(value, "thread count", low, MAX_THREADS, error)
+
+
+def max_plies(value: object) -> int | None:
+    if value is None:
+        return None
+    return whole(value, "max_plies", 1, MAX_PLIES)
+
+
+def simulations(value: object, low: int) -> int:
+    return whole(value, "simulations", low, MAX_SIMULATIONS, InvalidPolicyError)
+
+
+def depth(value: object) -> int:
+    return whole(value, "depth", 1, MAX_DEPTH, InvalidPolicyError)
+
+
+def seconds(value: object) -> float | None:
+    """A time budget in seconds, or None."""
+    if value is None:
+        return None
+    t = number(value, "time", 0.0, MAX_SECONDS, InvalidPolicyError)
+    if t <= 0:
+        fail(InvalidPolicyError, "time", value, "expected seconds > 0, or None")
+    return t
+
+
+def memory_limit() -> int:
+    """The bytes a call may plan to use: the machine's memory, or less where the process is
+    limited (``ulimit -v``, a cgroup)."""
+    limit = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        limit = min(limit, soft)
+    try:
+        with open("/sys/fs/cgroup/memory.max", encoding="ascii") as f:
+            text = f.read().strip()
+        if text.isdigit():
+            limit = min(limit, int(text))
+    except OSError:
+        pass
+    return limit
+
+
+def _gib(n: float) -> str:
+    return f"{n / 2**30:,.1f} GiB"
+
+
+def memory(nbytes: int, what: str) -> None:
+    """Raises ``MemoryError`` before a request whose memory alone would exceed the limit."""
+    limit = memory_limit()
+    if nbytes > limit:
+        raise MemoryError(
+            f"{what} needs about {_gib(nbytes)} of memory, more than the {_gib(limit)} "
+            "available; ask for less"
+        )

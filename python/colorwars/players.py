@@ -1,0 +1,257 @@
+"""Players: what chooses a seat's moves. ``Random``, ``Greedy``, ``MCTS`` and ``AlphaBeta``
+(all native), their names (``"mcts:200"``), and the list of players for the seats of a game.
+
+A *player* is one of these objects; a *seat* is a place in the turn order (seat 0 is player
+a). ``simulate(policies=...)``, ``ai.match(seats=...)`` and ``ai.tournament(players=...)`` all
+take players as objects or names, checked here.
+
+>>> import colorwars
+>>> g = colorwars.Game(width=5, height=5)
+>>> d = MCTS(simulations=200, seed=0).search(g)
+>>> d.cell in g.legal_moves(), d.work
+(True, 200)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol, runtime_checkable
+
+from colorwars import _core
+from colorwars import _validate as check
+from colorwars.errors import GameOverError, InvalidPolicyError
+
+__all__ = [
+    "MCTS",
+    "AlphaBeta",
+    "Decision",
+    "Greedy",
+    "Player",
+    "Random",
+    "native_game",
+    "parse_player",
+    "seat_players",
+]
+
+# What the native engine needs to know of a player: (kind, simulations, depth, seconds, c,
+# threads, greedy share).
+NativeSpec = tuple[str, int, int, "float | None", float, int, float]
+
+
+class Decision(NamedTuple):
+    """A player's choice: the cell, the work done to find it (MCTS: simulations; alpha-beta:
+    positions searched; greedy: moves tried; random: 0) and the seconds it took."""
+
+    cell: int
+    work: int
+    seconds: float
+
+
+@runtime_checkable
+class Player(Protocol):
+    """What every player offers: a name, its native description and ``choose(game)``."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def seed(self) -> int: ...
+
+    def native_spec(self) -> NativeSpec: ...
+
+    def choose(self, game: Any) -> int: ...
+
+
+def native_game(game: object) -> _core.NativeGame:
+    """The native game behind ``colorwars.Game``, or a native copy of a reference game;
+    ``TypeError`` for anything else."""
+    native = getattr(game, "_native", None)
+    if isinstance(native, _core.NativeGame):
+        return native
+    from colorwars.reference import Game as ReferenceGame
+
+    if isinstance(game, ReferenceGame):
+        return _core.NativeGame.from_text(game.to_text())
+    raise TypeError(
+        f"a player chooses a move in a colorwars.Game or colorwars.reference.Game, not "
+        f"{type(game).__name__}"
+    )
+
+
+class _Base:
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check.seed(self.seed)
+
+    @property
+    def name(self) -> str:
+        raise NotImplementedError
+
+    def native_spec(self) -> NativeSpec:
+        raise NotImplementedError
+
+    def search(self, game: Any) -> Decision:
+        """The move this player makes in ``game``, with the work it did (deterministic for
+        its seed and budget, except under a time budget). Raises ``GameOverError`` once the
+        game is won; Ctrl-C stops a long search."""
+        native = native_game(game)
+        if native.winner is not None:
+            raise GameOverError(
+                f"illegal move: the game is over (player {'abcdefgh'[native.winner]} has won); "
+                "no move is allowed"
+            )
+        start = time.perf_counter()
+        cell, work = _core.ai_choose(native, self.native_spec(), self.seed)
+        return Decision(cell, work, time.perf_counter() - start)
+
+    def choose(self, game: Any) -> int:
+        """The move this player makes in ``game``: ``search(game).cell``."""
+        return self.search(game).cell
+
+
+@dataclass(frozen=True)
+class Random(_Base):
+    """Uniform over the legal moves."""
+
+    seed: int = 0
+
+    @property
+    def name(self) -> str:
+        return "random"
+
+    def native_spec(self) -> NativeSpec:
+        return ("random", 0, 0, None, 0.0, 1, 0.0)
+
+
+@dataclass(frozen=True)
+class Greedy(_Base):
+    """The move after whose cascade the mover holds the most orbs; ties broken at random."""
+
+    seed: int = 0
+
+    @property
+    def name(self) -> str:
+        return "greedy"
+
+    def native_spec(self) -> NativeSpec:
+        return ("greedy", 0, 0, None, 0.0, 1, 0.0)
+
+
+@dataclass(frozen=True)
+class MCTS(_Base):
+    """Monte-Carlo tree search (UCT with native playouts, greedy by default); any number of
+    players, each seat maximising its own result. Budget: ``simulations`` per move (1 to
+    10**9), or ``time`` seconds when set (then ``simulations=0`` means no count limit).
+    ``threads`` (1 to 256) runs that many trees (root parallelism) with the GIL released.
+    The tree stops growing at a fixed memory bound (playouts go on from its leaves)."""
+
+    simulations: int = 1000
+    time: float | None = None
+    c: float = 0.7
+    threads: int = 1
+    seed: int = 0
+    greedy: float = 1.0
+    """The share of playout moves chosen greedily instead of at random (0 to 1): greedy
+    ("heavy") playouts make a far stronger player than random ones at the same budget."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        t = check.seconds(self.time)
+        check.simulations(self.simulations, 0 if t is not None else 1)
+        check.threads(self.threads, low=1, error=InvalidPolicyError)
+        check.number(self.greedy, "greedy share", 0.0, 1.0, InvalidPolicyError)
+        check.number(self.c, "c", 0.0, check.MAX_C, InvalidPolicyError)
+
+    @property
+    def name(self) -> str:
+        return f"mcts({self.time}s)" if self.time else f"mcts({self.simulations})"
+
+    def native_spec(self) -> NativeSpec:
+        return (
+            "mcts",
+            int(self.simulations),
+            0,
+            None if self.time is None else float(self.time),
+            float(self.c),
+            int(self.threads),
+            float(self.greedy),
+        )
+
+
+@dataclass(frozen=True)
+class AlphaBeta(_Base):
+    """Iterative-deepening negamax with a transposition table (Zobrist hashing), two players.
+    Evaluation (mover's view): orbs + 2 x cells, mover minus opponent, plus 5 for each
+    opposing loaded cell next to a loaded cell of the mover. Budget: ``depth`` plies (1 to
+    64), or ``time`` seconds (deepest completed iteration)."""
+
+    depth: int = 4
+    time: float | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check.depth(self.depth)
+        check.seconds(self.time)
+
+    @property
+    def name(self) -> str:
+        return f"alphabeta({self.time}s)" if self.time else f"alphabeta({self.depth})"
+
+    def native_spec(self) -> NativeSpec:
+        depth = int(self.depth) if self.time is None else check.MAX_DEPTH
+        seconds = None if self.time is None else float(self.time)
+        return ("alphabeta", 0, depth, seconds, 0.0, 1, 0.0)
+
+
+_NAMES = "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH]"
+
+
+def parse_player(text: str) -> Player:
+    """A player from its name: ``random``, ``greedy``, ``mcts[:SIMULATIONS]``,
+    ``alphabeta[:DEPTH]``."""
+    if not isinstance(text, str):
+        check.fail(InvalidPolicyError, "player", text, f"expected a name ({_NAMES})")
+    kind, _, arg = text.strip().lower().partition(":")
+    if kind in ("random", "greedy") and not arg:
+        return Random() if kind == "random" else Greedy()
+    if kind in ("mcts", "alphabeta", "ab"):
+        if not arg:
+            return MCTS() if kind == "mcts" else AlphaBeta()
+        if arg.isascii() and arg.isdigit() and len(arg) <= 10:
+            n = int(arg)
+            return MCTS(simulations=n) if kind == "mcts" else AlphaBeta(depth=n)
+    check.fail(InvalidPolicyError, "player", text, f"allowed are {_NAMES}")
+
+
+def as_player(item: object) -> Player:
+    """A player object, or a name parsed into one."""
+    if isinstance(item, str):
+        return parse_player(item)
+    if isinstance(item, _Base):
+        return item
+    check.fail(InvalidPolicyError, "player", item, f"expected a name ({_NAMES}) or a player")
+
+
+def seat_players(policies: object, seats: int) -> list[Player]:
+    """One player per seat: one player (object or name) for every seat, or a sequence with
+    one per seat."""
+    if isinstance(policies, str | _Base):
+        return [as_player(policies)] * seats
+    if not isinstance(policies, Sequence):
+        check.fail(
+            InvalidPolicyError,
+            "players",
+            policies,
+            "expected a player (object or name) for every seat, or a list with one per seat",
+        )
+    items = list(policies)
+    if len(items) != seats:
+        raise InvalidPolicyError(
+            f"invalid players: {len(items)} given for {seats} seats; give one player for every "
+            "seat or one per seat"
+        )
+    return [as_player(item) for item in items]
