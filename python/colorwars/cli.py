@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,7 +15,8 @@ from rich.console import Console
 from rich.text import Text
 
 from colorwars._common import PLAYER_LETTERS, column_name
-from colorwars.errors import ColorwarsError
+from colorwars._validate import show
+from colorwars.errors import BackendError, ColorwarsError, ConfigError, InvalidRecordError
 from colorwars.record import GameFactory, GameRecord
 
 # One colour per player, in seat order.
@@ -45,25 +48,45 @@ def board_text(
     return text
 
 
+# The largest record `replay` reads (a record of every move of a long 32x32 game is far smaller).
+MAX_RECORD_BYTES = 16 * 2**20
+
+
+def read_record(path: Path) -> GameRecord:
+    """A record file, read with a bound (``/dev/zero`` is not a record) and decoded as UTF-8."""
+    with path.open("rb") as f:
+        data = f.read(MAX_RECORD_BYTES + 1)
+    if len(data) > MAX_RECORD_BYTES:
+        raise InvalidRecordError(
+            f"invalid record: {show(str(path))} is larger than {MAX_RECORD_BYTES // 2**20} MiB"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidRecordError(
+            f"invalid record: {show(str(path))} is not UTF-8 text (byte {e.start})"
+        ) from None
+    return GameRecord.parse(text)
+
+
 def cmd_replay(args: argparse.Namespace, console: Console) -> int:
     path = Path(args.file)
-    try:
-        record = GameRecord.parse(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        console.print(f"[red]cannot read {path}: {e.strerror}[/red]")
-        return 2
+    record = read_record(path)
     engine: GameFactory | None = None
     if args.engine == "reference":
         from colorwars.reference import Game as ReferenceGame
 
         engine = ReferenceGame
     console.print(
-        f"[bold]{path.name}[/bold]: {record.width}x{record.height} {record.rules.name}, "
-        f"{record.players} players, {PLAYER_LETTERS[record.first]} first, "
-        f"{len(record.moves)} moves"
+        Text.assemble(
+            (path.name, "bold"),
+            f": {record.width}x{record.height} {record.rules.name}, "
+            f"{record.players} players, {PLAYER_LETTERS[record.first]} first, "
+            f"{len(record.moves)} moves",
+        )
     )
     if record.note:
-        console.print(f"[italic]{record.note}[/italic]")
+        console.print(Text(record.note, style="italic"))
     game = record.new_game(engine)
     number = 0
     for game, cell, mover in record.steps(engine):
@@ -101,10 +124,17 @@ def cmd_replay(args: argparse.Namespace, console: Console) -> int:
 
 
 def _size(text: str) -> tuple[int, int]:
-    width, sep, height = text.lower().partition("x")
-    if not (sep and width.isdigit() and height.isdigit()):
-        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 5x5")
-    return int(width), int(height)
+    match = re.fullmatch(r"([0-9]{1,6})x([0-9]{1,6})", text.strip().lower())
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{show(text)} is not WIDTHxHEIGHT, e.g. 5x5")
+    return int(match[1]), int(match[2])
+
+
+def _count(text: str) -> int:
+    """A whole number on the command line (range checked by colorwars._validate)."""
+    if not re.fullmatch(r"-?[0-9]{1,30}", text.strip()):
+        raise argparse.ArgumentTypeError(f"{show(text)} is not a whole number")
+    return int(text)
 
 
 def _player(text: str) -> int:
@@ -112,7 +142,7 @@ def _player(text: str) -> int:
         return PLAYER_LETTERS.index(text)
     if text.isdigit() and int(text) < len(PLAYER_LETTERS):
         return int(text)
-    raise argparse.ArgumentTypeError(f"{text!r} is not a player (a to h, or 0 to 7)")
+    raise argparse.ArgumentTypeError(f"{show(text)} is not a player (a to h, or 0 to 7)")
 
 
 def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
@@ -122,12 +152,10 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
     from colorwars.simulation import simulate
 
     width, height = args.size
-    if args.output and not args.output.lower().endswith((".csv", ".json")):
-        Console(stderr=True).print(f"[red]error:[/red] --output {args.output}: use .csv or .json")
-        return 1
-    policies = args.policies.split(",")
-    if len(policies) == 1:
-        policies = policies * args.players
+    if args.output:
+        writable_output(args.output, (".csv", ".json"))
+    names = args.policies.split(",")
+    policies = names[0] if len(names) == 1 else names  # one name plays every seat
     kwargs = {
         "games": args.games, "width": width, "height": height, "players": args.players,
         "rules": args.rules, "policies": policies, "seed": args.seed, "threads": args.threads,
@@ -137,8 +165,7 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
     }  # fmt: skip
     show_bar = not args.no_progress and console.is_terminal and args.games >= 50_000
     if args.backend == "local" and (args.address or args.shards):
-        Console(stderr=True).print("[red]error:[/red] --address and --shards need --backend ray")
-        return 1
+        raise ConfigError("--address and --shards need --backend ray")
     if show_bar:
         columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn())
         with Progress(*columns, TimeRemainingColumn(), console=console, transient=True) as bar:
@@ -150,7 +177,7 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         console.print_json(data=s)
     else:
-        title = (
+        title = Text(
             f"{s['games']:,} games, {s['board']} {s['rules']}, {s['players']} players, "
             f"seed {s['seed']}"
         )
@@ -161,7 +188,7 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
             lo, hi = s["win_rate_ci95"][seat]
             table.add_row(
                 PLAYER_LETTERS[seat] + (" (first)" if seat == result.first else ""),
-                s["policies"][seat],
+                Text(s["policies"][seat]),
                 f"{s['wins'][seat]:,}",
                 f"{s['win_rate'][seat]:.2%}",
                 f"{lo:.2%} - {hi:.2%}",
@@ -188,8 +215,21 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
         )
     if args.output:
         result.write(args.output)
-        console.print(f"per-game results written to {args.output}")
+        console.print(Text(f"per-game results written to {args.output}"))
     return 0
+
+
+def writable_output(name: str, suffixes: tuple[str, ...]) -> Path:
+    """Checks an output file before a long run: its ending, and that its folder exists."""
+    path = Path(name)
+    if not path.name.lower().endswith(suffixes):
+        raise ConfigError(f"output {show(name)}: the file name must end in {' or '.join(suffixes)}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise ConfigError(f"output {show(name)}: the folder {show(str(folder))} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ConfigError(f"output {show(name)}: the folder {show(str(folder))} is not writable")
+    return path
 
 
 class _Bar:
@@ -224,9 +264,9 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
     solution = solve(
         width, height, rules=args.rules, max_depth=args.max_depth, cache=not args.no_cache
     )
-    console.print(str(solution), soft_wrap=True)
+    console.print(Text(str(solution)), soft_wrap=True)
     if not args.no_cache:
-        console.print(f"[dim](kept in {cache_path()})[/dim]")
+        console.print(Text(f"(kept in {cache_path()})", style="dim"))
     return 0
 
 
@@ -248,8 +288,10 @@ def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
             players, args.games, width, height, args.rules, args.seed, args.threads, progress=bar
         )
     table = Table(
-        title=f"round robin, {width}x{height} {result.rules.name}, {args.games} games per pair "
-        "(half with each seat first)",
+        title=Text(
+            f"round robin, {width}x{height} {result.rules.name}, {args.games} games per pair "
+            "(half with each seat first)"
+        ),
         title_justify="left",
     )
     for name in ("player", "won", "games", "win rate", "95% interval", "Elo"):
@@ -284,12 +326,16 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
 
     width, height = args.size
     first, second = parse_player(args.first), parse_player(args.second)
+    if args.png:
+        writable_output(args.png, (".png",))
     with _Bar(console, "opening cells") as bar:
         rates, counts = opening_win_rates(first, second, args.games, width, height, args.rules,
                                           args.seed, args.threads, progress=bar)  # fmt: skip
     console.print(
-        f"first player's win rate by opening cell, {width}x{height} {args.rules}, "
-        f"{first.name} (first) against {second.name}, {args.games} games per cell"
+        Text(
+            f"first player's win rate by opening cell, {width}x{height} {args.rules}, "
+            f"{first.name} (first) against {second.name}, {args.games} games per cell"
+        )
     )
     text = Text(" " * 3 + "".join(f"{column_name(x):>5}" for x in range(width)) + "\n")
     for y in range(height):
@@ -315,10 +361,7 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
             matplotlib.use("Agg")
             import matplotlib.pyplot as plt
         except ImportError:
-            Console(stderr=True).print(
-                "[red]error:[/red] --png needs matplotlib: pip install 'colorwars[plot]'"
-            )
-            return 1
+            raise BackendError("--png needs matplotlib: pip install 'colorwars[plot]'") from None
         fig, ax = plt.subplots(figsize=(1 + width, 1 + height))
         image = ax.imshow(rates, cmap="RdYlGn", vmin=0, vmax=1)
         for y in range(height):
@@ -332,7 +375,7 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
         fig.tight_layout()
         fig.savefig(args.png, dpi=120)
         plt.close(fig)
-        console.print(f"heatmap saved to {args.png}")
+        console.print(Text(f"heatmap saved to {args.png}"))
     return 0
 
 
@@ -387,7 +430,7 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
         try:
             game.play(line)
         except ColorwarsError as e:
-            console.print(f"[red]{e}[/red]")
+            console.print(Text(str(e), style="red"))
     console.print(board_text(width, game.counts(), game.owners()))
     console.print("you win!" if game.winner == you else f"{opponent.name} wins.")
     return 0
@@ -513,15 +556,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _fail(message: str) -> None:
+    """One line on stderr: no traceback, no markup interpretation of the message."""
+    line = " ".join(message.split())  # one line, whatever the message held
+    Console(stderr=True, highlight=False).print(
+        Text.assemble(("error: ", "red"), line), soft_wrap=True
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line; returns the exit status: 0 done, 1 an error (one line on
+    stderr), 2 bad usage (argparse) or a file that cannot be read or written, 130
+    interrupted by Ctrl-C."""
     parser = build_parser()
     args = parser.parse_args(argv)
     console = Console(highlight=False)
     try:
         code: int = args.run(args, console)
+    except KeyboardInterrupt:
+        _fail("interrupted")
+        return 130
     except ColorwarsError as e:
-        Console(stderr=True, highlight=False).print(f"[red]error:[/red] {e}")
+        _fail(str(e))
         return 1
+    except MemoryError as e:
+        _fail(f"out of memory: {e}" if str(e) else "out of memory")
+        return 1
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        _fail(f"{where}{e.strerror or e}")
+        return 2
     return code
 
 

@@ -19,11 +19,13 @@ replays (see the README, "Game records").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from colorwars._common import PLAYER_LETTERS, Move, Wave
+from colorwars._validate import show
 from colorwars.errors import ColorwarsError, InvalidRecordError
 from colorwars.rules import Rules
 
@@ -74,6 +76,9 @@ class GameRecord:
 
     @staticmethod
     def parse(text: str) -> GameRecord:
+        """Reads a record; ``InvalidRecordError`` says which line is wrong and why."""
+        if not isinstance(text, str):
+            raise InvalidRecordError(f"invalid record: expected text, got {show(text)}")
         values: dict[str, str] = {}
         for number, raw in enumerate(text.splitlines(), 1):
             line = raw.strip()
@@ -83,8 +88,8 @@ class GameRecord:
             key = key.strip().lower()
             if not sep or key not in KEYS:
                 raise InvalidRecordError(
-                    f"invalid record: line {number} {raw!r} is not 'key: value' with a key from "
-                    f"{', '.join(KEYS)}"
+                    f"invalid record: line {number} {show(raw)} is not 'key: value' with a key "
+                    f"from {', '.join(KEYS)}"
                 )
             if key in values:
                 raise InvalidRecordError(f"invalid record: line {number}: {key!r} given twice")
@@ -92,15 +97,22 @@ class GameRecord:
         for key in ("size", "moves"):
             if key not in values:
                 raise InvalidRecordError(f"invalid record: the {key!r} line is missing")
-        width_text, _, height_text = values["size"].partition("x")
-        if not (width_text.isdigit() and height_text.isdigit()):
-            raise InvalidRecordError(f"invalid record: size {values['size']!r} is not WxH")
+        size = re.fullmatch(r"([0-9]{1,6})x([0-9]{1,6})", values["size"])
+        if size is None:
+            raise InvalidRecordError(
+                f"invalid record: size {show(values['size'])} is not WIDTHxHEIGHT, e.g. 5x5"
+            )
+        width_text, height_text = size[1], size[2]
         players_text = values.get("players", "2")
-        if not players_text.isdigit():
-            raise InvalidRecordError(f"invalid record: players {players_text!r} is not a number")
+        if re.fullmatch(r"[0-9]{1,6}", players_text) is None:
+            raise InvalidRecordError(
+                f"invalid record: players {show(players_text)} is not a number"
+            )
         first_text = values.get("first", "a")
         if len(first_text) != 1 or first_text not in PLAYER_LETTERS:
-            raise InvalidRecordError(f"invalid record: first {first_text!r} is not a letter a-h")
+            raise InvalidRecordError(
+                f"invalid record: first {show(first_text)} is not a letter a-h"
+            )
         try:
             rules = Rules.parse(values.get("rules", "colorwars"))
         except ColorwarsError as e:
