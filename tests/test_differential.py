@@ -3,9 +3,11 @@ must give identical boards after every move and every wave)."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import colorwars
+import pytest
 from colorwars import ColorwarsError, reference
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
@@ -18,27 +20,118 @@ from hypothesis.stateful import (
 )
 
 RULES = ["colorwars", "classic", "drop3+subtract", "none+empty"]
+LETTERS = "abcdefgh"
+
+# The native engine stores a board in 1, 2, 4 or 16 words of 64 bits (up to 64, 128, 256 and
+# 1024 cells): these sizes sit on either side of each change of width, with rows that straddle
+# word boundaries (9, 13, 17 and 31 wide) and the long sides of RULES.md §1 (32 x 2 to 32 x 32).
+WIDE_SIZES = [
+    (9, 8),
+    (17, 16),
+    (32, 32),
+    (8, 9),
+    (16, 8),
+    (13, 10),
+    (16, 16),
+    (16, 17),
+    (32, 2),
+    (2, 32),
+    (32, 3),
+    (31, 9),
+]
 
 
 @st.composite
-def configs(draw: st.DrawFn) -> tuple[int, int, int, str, int]:
-    width = draw(st.integers(2, 9))
-    height = draw(st.integers(2, 9))
+def configs(draw: st.DrawFn, wide: bool = False) -> tuple[int, int, int, str, int]:
+    """Small boards (sides 2 to 9), or with `wide` the sizes above or any other board of more
+    than 64 cells (more than one storage word) up to 32 x 32."""
+    if not wide:
+        width = draw(st.integers(2, 9))
+        height = draw(st.integers(2, 9))
+    elif draw(st.integers(0, 3)):
+        width, height = draw(st.sampled_from(WIDE_SIZES))
+    else:
+        width = draw(st.integers(3, 32))
+        height = draw(st.integers(65 // width + 1, 32))
     players = draw(st.integers(2, min(8, width * height)))
     rules = draw(st.sampled_from(RULES))
     first = draw(st.integers(0, players - 1))
     return width, height, players, rules, first
 
 
+def degree(cell: int, width: int, height: int) -> int:
+    """RULES.md §1: neighbours share an edge; capacity is degree - 1."""
+    x, y = cell % width, cell // width
+    return (x > 0) + (x < width - 1) + (y > 0) + (y < height - 1)
+
+
+def loaded_position(cfg: tuple[int, int, int, str, int], seed: int, full: float) -> str:
+    """A position in the middle of a game (everyone has moved, nobody is out) with a share
+    `full` of the cells at capacity, so that the next moves set off long cascades that cross
+    storage words: random play from the empty board takes thousands of moves to get there
+    on a big board. Under a drop3 opening some players keep an untouched opening cell of 3,
+    the only cell allowed to rest above capacity (RULES.md §2, "The opening cell")."""
+    width, height, players, rules, _ = cfg
+    rng = random.Random(seed)
+    cells = width * height
+    counts = [0] * cells
+    owners = [-1] * cells
+    for c in range(cells):
+        capacity = degree(c, width, height) - 1
+        counts[c] = capacity if rng.random() < full else rng.randint(0, capacity)
+        owners[c] = rng.randrange(players) if counts[c] else -1
+    if rules.startswith("drop3"):
+        for p in range(players):
+            if rng.random() < 0.3:
+                c = rng.randrange(cells)
+                counts[c], owners[c] = 3, p
+    # Every player holds orbs (else RULES.md §3.6 would have put them out).
+    for p, c in enumerate(rng.sample(range(cells), players)):
+        counts[c], owners[c] = max(counts[c], 1), p
+    rows = [
+        "".join(
+            f"{counts[i]}{LETTERS[owners[i]]}" if counts[i] else "."
+            for i in range(y * width, (y + 1) * width)
+        )
+        for y in range(height)
+    ]
+    to_move = LETTERS[rng.randrange(players)]
+    ply = players + rng.randrange(200)
+    return (
+        f"{width}x{height} {rules} {players} {'/'.join(rows)} {to_move} {LETTERS[:players]} - {ply}"
+    )
+
+
+@st.composite
+def starts(
+    draw: st.DrawFn, wide: bool = False
+) -> tuple[tuple[int, int, int, str, int], str | None]:
+    """A config, and either no position (the empty board) or a loaded one with a share of
+    its cells at capacity. Wide boards start loaded more often: a short run from their empty
+    board never gets as far as a burst."""
+    cfg = draw(configs(wide))
+    shares = [0.6, 0.8, 0.95, 0.3]
+    full = draw(st.sampled_from([*shares, None] if wide else [None, *shares]))
+    if full is None:
+        return cfg, None
+    return cfg, loaded_position(cfg, draw(st.integers(0, 2**32 - 1)), full)
+
+
 class NativeAgainstReference(RuleBasedStateMachine):
     native: Any
     ref: Any
 
-    @initialize(cfg=configs())
-    def start(self, cfg: tuple[int, int, int, str, int]) -> None:
+    @initialize(start=starts())
+    def start(self, start: tuple[tuple[int, int, int, str, int], str | None]) -> None:
+        cfg, position = start
         note(f"config {cfg}")
-        self.native = colorwars.Game(*cfg)
-        self.ref = reference.Game(*cfg)
+        if position is None:
+            self.native = colorwars.Game(*cfg)
+            self.ref = reference.Game(*cfg)
+        else:
+            note(f"from {position!r}")
+            self.native = colorwars.Game.from_text(position)
+            self.ref = reference.Game.from_text(position)
 
     @precondition(lambda self: self.native.winner is None)
     @rule(data=st.data())
@@ -52,9 +145,10 @@ class NativeAgainstReference(RuleBasedStateMachine):
         ]
         assert self.native.play(move) == self.ref.play(move) == cell
 
-    @rule(cell=st.integers(-3, 90))
-    def play_anything(self, cell: int) -> None:
+    @rule(data=st.data())
+    def play_anything(self, data: st.DataObject) -> None:
         """Any cell, legal or not: both engines agree, and a refused move changes nothing."""
+        cell = data.draw(st.integers(-3, self.native.width * self.native.height + 5), label="cell")
         before = self.native.to_text()
         outcomes = []
         for g in (self.native, self.ref):
@@ -109,6 +203,44 @@ TestNativeAgainstReference = NativeAgainstReference.TestCase
 TestNativeAgainstReference.settings = settings(stateful_step_count=150)
 
 
+class WideNativeAgainstReference(NativeAgainstReference):
+    """The same rules and invariants on boards of more than 64 cells, where the native engine
+    spreads a board over several words and a cascade crosses from one word to the next."""
+
+    @initialize(start=starts(wide=True))
+    def start(self, start: tuple[tuple[int, int, int, str, int], str | None]) -> None:
+        NativeAgainstReference.start(self, start)
+
+
+TestWideNativeAgainstReference = WideNativeAgainstReference.TestCase
+# The reference engine is pure Python and a wide board costs it up to 16 times more per move:
+# shorter runs than on small boards, where loaded starts reach deep cascades within a few moves.
+TestWideNativeAgainstReference.settings = settings(stateful_step_count=60)
+
+
+@pytest.mark.parametrize("rules", RULES)
+@pytest.mark.parametrize(("width", "height"), [(9, 8), (17, 16), (32, 32)])
+def test_wide_boards_wave_by_wave(width: int, height: int, rules: str) -> None:
+    """Whatever hypothesis draws, every run compares one game on each storage width beyond a
+    word, from a loaded position, wave by wave (RULES.md §3.1) until it is decided (§3.3)
+    or 60 moves have been played, with bursts in every word of the board."""
+    cfg = (width, height, 3, rules, 0)
+    position = loaded_position(cfg, seed=width * height, full=0.6)
+    native, ref = colorwars.Game.from_text(position), reference.Game.from_text(position)
+    rng = random.Random(position)
+    words: set[int] = set()
+    while native.winner is None and len(native.moves()) < 60:
+        assert native.legal_moves() == ref.legal_moves()
+        cell = rng.choice(ref.legal_moves())
+        assert native.play(cell) == ref.play(cell)
+        assert native.waves() == ref.waves()
+        assert native.to_text() == ref.to_text()
+        assert native.out == ref.out
+        assert native.winner == ref.winner
+        words.update(cell // 64 for wave in ref.waves() for cell in wave.bursts)
+    assert len(words) == (width * height + 63) // 64  # cells burst in every storage word
+
+
 def assert_same_reading(text: str) -> None:
     """Both engines read `text` as the same position, or both reject it."""
     results = []
@@ -131,7 +263,7 @@ def test_notation_fuzz_agrees(text: str) -> None:
 def mutated_positions(draw: st.DrawFn) -> str:
     """Real positions with one field or one cell changed: close to valid, so they probe the
     checks for impossible positions rather than the parser."""
-    cfg = draw(configs())
+    cfg = draw(configs(wide=draw(st.integers(0, 3)) == 3))
     g = reference.Game(*cfg)
     for _ in range(draw(st.integers(0, 40))):
         if g.winner is not None:
