@@ -19,29 +19,27 @@ from typing import Any
 import numpy as np
 
 from colorwars import _core
+from colorwars import _validate as check
 from colorwars.errors import BackendError, ConfigError, ShardError
 
-__all__ = ["run_sharded", "split_games"]
+__all__ = ["MAX_SHARDS", "run_sharded", "split_games"]
+
+MAX_SHARDS = 100_000
 
 
 def split_games(games: int, shards: int | Sequence[int]) -> list[tuple[int, int]]:
     """``(start, count)`` per shard: an even split into ``shards`` parts, or the given sizes
     (which must add up to ``games``)."""
-    if isinstance(shards, bool):
-        raise ConfigError(f"invalid shards {shards!r}: expected a count or shard sizes")
-    if isinstance(shards, int):
-        if shards < 1:
-            raise ConfigError(f"invalid shards {shards}: expected at least 1")
-        n = min(shards, max(games, 1))
+    allowed = f"expected a count from 1 to {MAX_SHARDS} or shard sizes adding up to {games}"
+    if isinstance(shards, str) or not isinstance(shards, Sequence):
+        n = min(check.whole(shards, "shards", 1, MAX_SHARDS), max(games, 1))
         sizes = [games // n + (1 if k < games % n else 0) for k in range(n)]
     else:
-        sizes = list(shards)
-        bad = [s for s in sizes if isinstance(s, bool) or not isinstance(s, int) or s < 0]
-        if not sizes or bad or sum(sizes) != games:
-            raise ConfigError(
-                f"invalid shards {shards!r}: expected a count >= 1 or shard sizes >= 0 adding "
-                f"up to the {games} games"
-            )
+        if not 1 <= len(shards) <= MAX_SHARDS:
+            check.fail(ConfigError, "shards", shards, allowed)
+        sizes = [check.whole(s, "shards entry", 0, games) for s in shards]
+        if sum(sizes) != games:
+            check.fail(ConfigError, "shards", shards, allowed)
     out, start = [], 0
     for size in sizes:
         out.append((start, size))

@@ -190,6 +190,10 @@ def simulate(
     max_plies = check.max_plies(max_plies)
     if backend not in ("local", "ray"):
         check.fail(ConfigError, "backend", backend, "allowed are 'local' and 'ray'")
+    if address is not None and not isinstance(address, str):
+        check.fail(ConfigError, "address", address, "expected the Ray cluster's address or None")
+    if progress is not None and not callable(progress):
+        check.fail(ConfigError, "progress", progress, "expected a function(done, total) or None")
     seats = seat_players(policies, players)
     names = tuple(p.name for p in seats)
     specs = [p.native_spec() for p in seats]
