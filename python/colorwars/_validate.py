@@ -38,6 +38,7 @@ from colorwars.errors import (
     InvalidPolicyError,
     InvalidSizeError,
 )
+from colorwars.rules import GameConfig, RulesLike, resolve
 
 MIN_SIDE, MAX_SIDE = 2, 32
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
@@ -55,12 +56,13 @@ __all__ = [
     "MAX_GAMES",
     "MAX_SIDE",
     "MAX_THREADS",
+    "config",
     "fail",
     "games",
     "max_plies",
     "memory",
     "num_envs",
-    "players",
+    "player_count",
     "seat",
     "seed",
     "show",
@@ -144,7 +146,7 @@ def size(width: object, height: object) -> tuple[int, int]:
     return sides[0], sides[1]
 
 
-def players(value: object, cells: int) -> int:
+def player_count(value: object, cells: int) -> int:
     """The number of players: 2 to 8, and never more than the board's cells (RULES.md §2)."""
     n = whole(value, "number of players", MIN_PLAYERS, MAX_PLAYERS, InvalidPlayersError)
     if n > cells:
@@ -160,6 +162,16 @@ def players(value: object, cells: int) -> int:
 def seat(value: object, count: int, what: str = "player") -> int:
     """A seat (player number) 0 to ``count - 1``; seat 0 is player a."""
     return whole(value, what, 0, count - 1, InvalidPlayersError)
+
+
+def config(
+    width: object, height: object, players: object, rules: RulesLike, first: object = 0
+) -> GameConfig:
+    """A whole game configuration: rules, size, number of players, first player."""
+    r = resolve(rules)
+    w, h = size(width, height)
+    n = player_count(players, w * h)
+    return GameConfig(w, h, n, r, seat(first, n, "first player"))
 
 
 def games(value: object) -> int:

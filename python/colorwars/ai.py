@@ -75,7 +75,7 @@ def match(
     r = resolve(rules)
     width, height = check.size(width, height)
     players = _players_list(seats, "seats")
-    check.players(len(players), width * height)
+    check.player_count(len(players), width * height)
     games = check.games(games)
     seed = check.seed(seed)
     threads = check.threads(threads)

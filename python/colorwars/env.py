@@ -11,7 +11,7 @@ import numpy.typing as npt
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars.errors import ConfigError, InvalidIndexError, InvalidMoveError
-from colorwars.rules import Rules, RulesLike, resolve
+from colorwars.rules import Rules, RulesLike
 
 __all__ = ["VectorEnv"]
 
@@ -64,10 +64,8 @@ class VectorEnv:
         threads: int = 0,
         illegal: str = "raise",
     ) -> None:
-        r = resolve(rules)
-        width, height = check.size(width, height)
-        players = check.players(players, width * height)
-        first = check.seat(first, players, "first player")
+        c = check.config(width, height, players, rules, first)
+        r, width, height, players, first = c.rules, c.width, c.height, c.players, c.first
         num_envs = check.num_envs(num_envs)
         threads = check.threads(threads)
         max_plies = check.max_plies(max_plies)

@@ -16,7 +16,7 @@ from colorwars._common import (
     status_line,
 )
 from colorwars.errors import InvalidIndexError, InvalidMoveError
-from colorwars.rules import Rules, RulesLike, resolve
+from colorwars.rules import Rules, RulesLike
 
 __all__ = ["Game"]
 
@@ -52,11 +52,8 @@ class Game:
         rules: RulesLike = "colorwars",
         first: int = 0,
     ) -> None:
-        r = resolve(rules)
-        width, height = check.size(width, height)
-        players = check.players(players, width * height)
-        first = check.seat(first, players, "first player")
-        self._native = _core.NativeGame(width, height, players, r.opening, r.burst, first)
+        c = check.config(width, height, players, rules, first)
+        self._native = _core.NativeGame(c.width, c.height, c.players, c.opening, c.burst, c.first)
 
     @classmethod
     def from_text(cls, text: str) -> Game:

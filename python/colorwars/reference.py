@@ -30,7 +30,7 @@ from colorwars.errors import (
     InvalidMoveError,
     InvalidPositionError,
 )
-from colorwars.rules import Rules, RulesLike, resolve
+from colorwars.rules import Rules, RulesLike
 
 __all__ = ["Game"]
 
@@ -75,10 +75,9 @@ class Game:
     ) -> None:
         # Arguments are checked by the same function as the native engine's (one place
         # validates); the rules below are this module's own.
-        self._rules = resolve(rules)
-        width, height = check.size(width, height)
-        players = check.players(players, width * height)
-        first = check.seat(first, players, "first player")
+        c = check.config(width, height, players, rules, first)
+        self._rules = c.rules
+        width, height, players, first = c.width, c.height, c.players, c.first
         self._width = width
         self._height = height
         self._players = players
@@ -437,7 +436,7 @@ def _parse_position(text: str) -> Game:
     players = _number(players_text, "players")
     try:
         check.size(width, height)
-        check.players(players, width * height)
+        check.player_count(players, width * height)
     except ValueError as e:
         raise _bad(str(e)) from None
     rows = board.split("/")

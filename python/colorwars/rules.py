@@ -7,7 +7,7 @@ from typing import Literal
 
 from colorwars.errors import InvalidRulesError
 
-__all__ = ["BURSTS", "OPENINGS", "PRESETS", "Rules", "RulesLike"]
+__all__ = ["BURSTS", "OPENINGS", "PRESETS", "GameConfig", "Rules", "RulesLike"]
 
 Opening = Literal["drop3", "none"]
 Burst = Literal["empty", "subtract"]
@@ -74,3 +74,27 @@ def resolve(rules: RulesLike) -> Rules:
     if isinstance(rules, Rules):
         return rules
     return Rules.parse(rules)
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """A checked game configuration (built by ``colorwars._validate.config``): what the
+    native engine reads to set up a game, a simulation or a batch of environments."""
+
+    width: int
+    height: int
+    players: int
+    rules: Rules
+    first: int = 0
+
+    @property
+    def cells(self) -> int:
+        return self.width * self.height
+
+    @property
+    def opening(self) -> str:
+        return self.rules.opening
+
+    @property
+    def burst(self) -> str:
+        return self.rules.burst

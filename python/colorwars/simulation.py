@@ -17,7 +17,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars.errors import ConfigError, InvalidIndexError
 from colorwars.players import seat_players
-from colorwars.rules import Rules, RulesLike, resolve
+from colorwars.rules import Rules, RulesLike
 from colorwars.statistics import wilson_interval
 
 __all__ = ["POLICIES", "SimulationResult", "simulate", "wilson_interval"]
@@ -180,10 +180,8 @@ def simulate(
     >>> r.winners.shape, int((r.winners >= 0).sum())
     ((1000,), 1000)
     """
-    r = resolve(rules)
-    width, height = check.size(width, height)
-    players = check.players(players, width * height)
-    first = check.seat(first, players, "first player")
+    c = check.config(width, height, players, rules, first)
+    r, width, height, players, first = c.rules, c.width, c.height, c.players, c.first
     games = check.games(games)
     seed = check.seed(seed)
     threads = check.threads(threads)
