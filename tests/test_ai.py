@@ -50,12 +50,46 @@ def test_alphabeta_takes_a_win_in_one() -> None:
     assert ai.MCTS(simulations=300).choose(g) == 0
 
 
-def test_time_budgets() -> None:
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda t: ai.MCTS(simulations=0, time=t),
+        lambda t: ai.MCTS(simulations=0, time=t, threads=2),
+        lambda t: ai.AlphaBeta(time=t),
+    ],
+    ids=["mcts", "mcts-2-threads", "alphabeta"],
+)
+def test_time_budgets(make: Any) -> None:
+    """A time budget is honoured: the search runs for about that long (not far past it, and
+    not returning at once with no work done), and a longer budget does more work (MCTS:
+    simulations; alpha-beta: positions searched, with no depth limit)."""
+    import threading
+    import time
+
+    def timed_search(player: Any, game: Any) -> tuple[Any, float]:
+        """`player.search(game)` and the seconds it took, measured here; run in a daemon
+        thread (the search releases the GIL) so that a search ignoring its budget fails the
+        test after 10 x budget + 1 s instead of hanging the run."""
+        result: list[Any] = []
+        thread = threading.Thread(target=lambda: result.append(player.search(game)), daemon=True)
+        start = time.perf_counter()
+        thread.start()
+        thread.join(10 * player.time + 1)
+        elapsed = time.perf_counter() - start
+        assert result, f"{player.name} still running after {elapsed:.1f} s"
+        return result[0], elapsed
+
     g = colorwars.Game(width=6, height=6, rules="classic")
     g.play("c3")
     g.play("d4")
-    assert ai.MCTS(simulations=0, time=0.05).choose(g) in g.legal_moves()
-    assert ai.AlphaBeta(time=0.05).choose(g) in g.legal_moves()
+    work = []
+    for budget in (0.05, 0.4):
+        decision, elapsed = timed_search(make(budget), g)
+        assert decision.cell in g.legal_moves()
+        assert decision.work > 20  # simulations or positions: it did search
+        assert 0.95 * budget <= elapsed <= 10 * budget + 1
+        work.append(decision.work)
+    assert work[1] > work[0]
 
 
 @pytest.mark.parametrize(
