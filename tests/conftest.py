@@ -27,3 +27,12 @@ ENGINES = {"native": colorwars.Game, "reference": reference.Game}
 def engine(request: pytest.FixtureRequest) -> Any:
     """Each test that takes `engine` runs once on each engine."""
     return ENGINES[request.param]
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The torture suite's tally: inputs tried and Ctrl-C latencies (tests/torture_core.py)."""
+    import sys
+
+    torture = sys.modules.get("torture_core")
+    if torture is not None:
+        torture.summary(terminalreporter.write_line)
