@@ -12,9 +12,10 @@ use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::error::{Error, Result};
+use crate::rng::{game_rng, mix};
 use crate::rules::Config;
 use crate::search::{alphabeta_move, zobrist};
-use crate::simulate::{choose, game_rng, GameSummary, Policy, SimOutput};
+use crate::simulate::{choose, GameSummary, Policy, SimOutput};
 
 /// A player and its budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -337,7 +338,7 @@ pub fn play_match<B: Bits>(
             }
             let i = start + j as u64;
             let mut rng = game_rng(spec.seed, i);
-            let search_seed = crate::search::mix(spec.seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let search_seed = mix(spec.seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
             let mut pos = Position::<B>::start(cfg);
             let mut out = GameSummary {
                 winner: -1,

@@ -13,9 +13,10 @@ use crate::ai::{choose_move, MatchSpec, PlayerSpec};
 use crate::error::Error;
 use crate::game::AnyGame;
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
+use crate::rng::game_rng;
 use crate::rules::{Config, Rules};
 use crate::search::zobrist;
-use crate::simulate::{game_rng, Policy, SimOutput, SimSpec};
+use crate::simulate::{Policy, SimOutput, SimSpec};
 use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
 use crate::with_game;
 

@@ -11,19 +11,12 @@ use std::time::Instant;
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
+use crate::rng::mix;
 use crate::rules::Config;
 
 pub const WIN: i32 = 1_000_000;
 /// Scores beyond this are proven wins or losses.
 pub const PROVEN: i32 = WIN - 100_000;
-
-/// A 64-bit mixing function (SplitMix64's finaliser).
-#[inline]
-pub fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// Zobrist hash of a position: the XOR of one pseudo-random key per (cell, owner, count),
 /// plus keys for the player to move and who has moved / is out. The keys are `mix` of the

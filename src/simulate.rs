@@ -1,12 +1,11 @@
 //! High-volume simulation: many complete games, each seat played by a policy, on a thread pool.
 //!
-//! Reproducibility: game `i` draws all its randomness from a generator seeded by
-//! `(seed, i)` alone, so the games are the same whatever the number of threads, the order
-//! in which threads pick them up, or how a run is split into shards.
+//! Reproducibility: game `i` draws all its randomness from `rng::game_rng(seed, i)` alone (see
+//! `rng`), so the games are the same whatever the threads or shards.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
@@ -14,6 +13,7 @@ use crate::bits::{Bits, Wide};
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::error::{Error, Result};
+use crate::rng::game_rng;
 use crate::rules::Config;
 
 /// How a seat chooses its moves.
@@ -79,16 +79,6 @@ pub struct SimOutput {
     pub offsets: Vec<u64>,
     /// False when the run was cancelled; then only the games counted as done are meaningful.
     pub complete: bool,
-}
-
-/// The generator of game `index` in a run seeded with `seed` (SplitMix64 finaliser on both).
-pub fn game_rng(seed: u64, index: u64) -> Xoshiro256PlusPlus {
-    fn mix(mut z: u64) -> u64 {
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    Xoshiro256PlusPlus::seed_from_u64(mix(seed ^ mix(index.wrapping_add(0x9e37_79b9_7f4a_7c15))))
 }
 
 /// Chooses a move by `policy` in `pos` (which must have a legal move).

@@ -16,8 +16,8 @@ use rayon::prelude::*;
 use crate::bits::{Bits, Wide};
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
+use crate::rng::game_rng;
 use crate::rules::Config;
-use crate::simulate::game_rng;
 
 /// Environments per unit of parallel work.
 const CHUNK: usize = 128;
