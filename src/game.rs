@@ -4,7 +4,8 @@ use crate::bits::{Bits, Wide};
 use crate::board::{Geometry, Position, NO_WINNER};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::error::{Error, Result};
-use crate::rules::{Config, Opening, Rules};
+use crate::notation::Setup;
+use crate::rules::{Config, Opening};
 
 /// One wave of a cascade as the API reports it: the cells that burst (ascending) and the
 /// board right after the wave.
@@ -13,27 +14,6 @@ pub struct Wave {
     pub bursts: Vec<usize>,
     pub counts: Vec<u8>,
     pub owners: Vec<i8>,
-}
-
-/// The contents of one cell in a position description.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CellState {
-    pub count: u8,
-    pub owner: Option<usize>,
-}
-
-/// An unvalidated position, as read from notation; `Game::from_setup` checks it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Setup {
-    pub width: i64,
-    pub height: i64,
-    pub players: i64,
-    pub rules: Rules,
-    pub cells: Vec<CellState>,
-    pub to_move: usize,
-    pub moved: u8,
-    pub out: u8,
-    pub ply: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -425,6 +405,7 @@ impl AnyGame {
 mod tests {
     use super::*;
     use crate::notation::{format_position, parse_cell, parse_position};
+    use crate::rules::Rules;
 
     fn from_text(s: &str) -> AnyGame {
         AnyGame::from_setup(&parse_position(s).unwrap()).unwrap()
