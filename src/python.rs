@@ -724,7 +724,7 @@ fn solve(
     let t = Instant::now();
     let solution = py.detach(|| with_game!(&game, g => crate::search::solve(&g.geo, &cfg, &g.pos, max_depth.clamp(1, 10_000))));
     let seconds = t.elapsed().as_secs_f64();
-    Ok(solution.map(|s| (s.winner, s.plies, s.line, s.nodes, seconds)))
+    Ok(solution.map(|s| (s.winner, s.plies, s.line, s.positions, seconds)))
 }
 
 #[pymodule]

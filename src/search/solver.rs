@@ -26,7 +26,7 @@ pub struct Solution {
     /// A principal variation: the winner wins as fast as it can, the loser holds out.
     pub line: Vec<usize>,
     /// Positions searched.
-    pub nodes: u64,
+    pub positions: u64,
 }
 
 /// Solves a two-player position exactly: iterative deepening on the game's length until the
@@ -44,7 +44,7 @@ pub fn solve<B: Bits>(
             winner: w,
             plies: 0,
             line: Vec::new(),
-            nodes: 0,
+            positions: 0,
         });
     }
     let mut s = Searcher::new(geo, cfg, false, None, solver_table_bits(geo.cells));
@@ -92,7 +92,7 @@ pub fn solve<B: Bits>(
         winner,
         plies,
         line,
-        nodes: s.nodes,
+        positions: s.nodes,
     })
 }
 
