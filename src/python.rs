@@ -9,7 +9,7 @@ use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::ai::{choose_move, MatchSpec, PlayerSpec};
+use crate::ai::{choose_move, MatchSpec, Player};
 use crate::error::Error;
 use crate::game::AnyGame;
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
@@ -590,10 +590,10 @@ impl NativeVecEnv {
     }
 }
 
-/// A player spec from Python: (kind, simulations, depth, seconds, c, threads, greedy share).
+/// A player from Python: (kind, simulations, depth, seconds, c, threads, greedy share).
 type SeatArgs = (String, u32, i32, Option<f64>, f64, usize, f64);
 
-fn player_spec(py: Python<'_>, cfg: &Config, seat: &SeatArgs) -> PyResult<PlayerSpec> {
+fn player_of(py: Python<'_>, cfg: &Config, seat: &SeatArgs) -> PyResult<Player> {
     let (kind, simulations, depth, seconds, c, threads, greedy) = seat;
     let time = match seconds {
         Some(t) if !(t.is_finite() && *t > 0.0 && *t < 1e6) => {
@@ -605,17 +605,17 @@ fn player_spec(py: Python<'_>, cfg: &Config, seat: &SeatArgs) -> PyResult<Player
         Some(t) => Some(Duration::from_secs_f64(*t)),
         None => None,
     };
-    let spec = match kind.as_str() {
-        "random" => PlayerSpec::Random,
-        "greedy" => PlayerSpec::Greedy,
-        "mcts" => PlayerSpec::Mcts {
+    let player = match kind.as_str() {
+        "random" => Player::Random,
+        "greedy" => Player::Greedy,
+        "mcts" => Player::Mcts {
             simulations: *simulations,
             time,
             c: *c,
             threads: *threads,
             greedy: *greedy,
         },
-        "alphabeta" => PlayerSpec::AlphaBeta {
+        "alphabeta" => Player::AlphaBeta {
             depth: *depth,
             time,
         },
@@ -628,8 +628,8 @@ fn player_spec(py: Python<'_>, cfg: &Config, seat: &SeatArgs) -> PyResult<Player
             ));
         }
     };
-    spec.check(cfg).map_err(|e| to_py(py, e))?;
-    Ok(spec)
+    player.check(cfg).map_err(|e| to_py(py, e))?;
+    Ok(player)
 }
 
 /// A player's move in a game (GIL released): (cell, simulations or nodes searched).
@@ -641,7 +641,7 @@ fn ai_choose(
     seed: u64,
 ) -> PyResult<(usize, u64)> {
     let cfg = *game.inner.cfg();
-    let spec = player_spec(py, &cfg, &seat)?;
+    let player = player_of(py, &cfg, &seat)?;
     if let Some(w) = game.inner.winner() {
         return Err(to_py(py, Error::GameOver { winner: w as u8 }));
     }
@@ -649,7 +649,7 @@ fn ai_choose(
     Ok(py.detach(|| {
         with_game!(inner, g => {
             let mut rng = game_rng(seed, zobrist(&g.pos, cfg.players));
-            choose_move(&g.geo, &cfg, &g.pos, &spec, &mut rng, seed)
+            choose_move(&g.geo, &cfg, &g.pos, &player, &mut rng, seed)
         })
     }))
 }
@@ -680,16 +680,16 @@ fn play_match<'py>(
 ) -> PyResult<SimArrays<'py>> {
     let cfg = config(py, width, height, players, opening, burst, first)?;
     one_per_seat(py, seats.len(), &cfg)?;
-    let specs = seats
+    let players = seats
         .iter()
-        .map(|s| player_spec(py, &cfg, s))
+        .map(|s| player_of(py, &cfg, s))
         .collect::<PyResult<Vec<_>>>()?;
     let game = AnyGame::new(cfg);
     if let Some(m) = first_move {
         game.check(m).map_err(|e| to_py(py, e))?;
     }
     let spec = MatchSpec {
-        seats: specs,
+        seats: players,
         seed,
         first_move: first_move.map(|m| m as usize),
         max_plies,

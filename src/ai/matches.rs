@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
-use super::{choose_move, PlayerSpec};
+use super::{choose_move, Player};
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::play_unchecked;
@@ -15,7 +15,7 @@ use crate::simulate::{GameSummary, SimOutput};
 /// What a native match plays: the seats' players and the run's settings.
 #[derive(Clone, Debug)]
 pub struct MatchSpec {
-    pub seats: Vec<PlayerSpec>,
+    pub seats: Vec<Player>,
     pub seed: u64,
     /// Every game's first move, when set (for opening statistics).
     pub first_move: Option<usize>,
@@ -109,7 +109,7 @@ mod tests {
     fn choices_are_deterministic() {
         let cfg = Config::new(5, 5, 3, Rules::COLORWARS, 0).unwrap();
         let geo = Geometry::<u64>::new(5, 5);
-        let spec = PlayerSpec::Mcts {
+        let mcts = Player::Mcts {
             simulations: 200,
             time: None,
             c: 1.0,
@@ -117,7 +117,7 @@ mod tests {
             greedy: 0.5,
         };
         let m = MatchSpec {
-            seats: vec![spec, PlayerSpec::Greedy, PlayerSpec::Random],
+            seats: vec![mcts, Player::Greedy, Player::Random],
             seed: 9,
             first_move: None,
             max_plies: None,

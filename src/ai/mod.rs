@@ -21,7 +21,7 @@ use crate::simulate::{choose, Policy};
 
 /// A player and its budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PlayerSpec {
+pub enum Player {
     Random,
     Greedy,
     /// UCT with random playouts. `simulations` per move (or until `time` runs out when set),
@@ -41,10 +41,10 @@ pub enum PlayerSpec {
     },
 }
 
-impl PlayerSpec {
+impl Player {
     pub fn check(&self, cfg: &Config) -> Result<()> {
         match *self {
-            PlayerSpec::Mcts {
+            Player::Mcts {
                 simulations,
                 c,
                 threads,
@@ -67,7 +67,7 @@ impl PlayerSpec {
                     ));
                 }
             }
-            PlayerSpec::AlphaBeta { depth, .. } => {
+            Player::AlphaBeta { depth, .. } => {
                 if cfg.players != 2 {
                     return Err(Error::InvalidPolicy(format!(
                         "alpha-beta plays two-player games only, not {}",
@@ -80,7 +80,7 @@ impl PlayerSpec {
                     )));
                 }
             }
-            PlayerSpec::Random | PlayerSpec::Greedy => {}
+            Player::Random | Player::Greedy => {}
         }
         Ok(())
     }
@@ -92,25 +92,25 @@ pub fn choose_move<B: Bits>(
     geo: &Geometry<B>,
     cfg: &Config,
     pos: &Position<B>,
-    spec: &PlayerSpec,
+    player: &Player,
     rng: &mut Xoshiro256PlusPlus,
     seed: u64,
 ) -> (usize, u64) {
     let legal = legal_mask(geo, cfg.rules, pos);
-    match *spec {
-        PlayerSpec::Random => (choose(geo, cfg, pos, legal, Policy::Random, rng), 0),
-        PlayerSpec::Greedy => (
+    match *player {
+        Player::Random => (choose(geo, cfg, pos, legal, Policy::Random, rng), 0),
+        Player::Greedy => (
             choose(geo, cfg, pos, legal, Policy::Greedy, rng),
             legal.count() as u64,
         ),
-        PlayerSpec::Mcts {
+        Player::Mcts {
             simulations,
             time,
             c,
             threads,
             greedy,
         } => mcts(geo, cfg, pos, simulations, time, c, threads, greedy, seed),
-        PlayerSpec::AlphaBeta { depth, time } => {
+        Player::AlphaBeta { depth, time } => {
             let (m, _, nodes) =
                 alphabeta_move(geo, cfg, pos, depth, time.map(|t| Instant::now() + t));
             (m, nodes)
@@ -125,10 +125,10 @@ mod tests {
     use super::*;
     use crate::rules::Rules;
 
-    fn wins(cfg: &Config, a: PlayerSpec, b: PlayerSpec, games: usize) -> (usize, usize) {
+    fn wins(cfg: &Config, a: Player, b: Player, games: usize) -> (usize, usize) {
         // Both seats: half the games with a first, half with b first.
         let geo = Geometry::<u64>::new(cfg.width, cfg.height);
-        let run = |seats: Vec<PlayerSpec>, seed| {
+        let run = |seats: Vec<Player>, seed| {
             let spec = MatchSpec {
                 seats,
                 seed,
@@ -157,14 +157,14 @@ mod tests {
     #[test]
     fn mcts_beats_random() {
         let cfg = Config::new(4, 4, 2, Rules::COLORWARS, 0).unwrap();
-        let mcts = PlayerSpec::Mcts {
+        let mcts = Player::Mcts {
             simulations: 300,
             time: None,
             c: 1.4,
             threads: 1,
             greedy: 0.0,
         };
-        let (w, n) = wins(&cfg, mcts, PlayerSpec::Random, 40);
+        let (w, n) = wins(&cfg, mcts, Player::Random, 40);
         assert!(w >= 36, "MCTS won {w} of {n}");
     }
 
@@ -173,11 +173,11 @@ mod tests {
         let cfg = Config::new(4, 4, 2, Rules::CLASSIC, 0).unwrap();
         let (w, n) = wins(
             &cfg,
-            PlayerSpec::AlphaBeta {
+            Player::AlphaBeta {
                 depth: 3,
                 time: None,
             },
-            PlayerSpec::Greedy,
+            Player::Greedy,
             40,
         );
         assert!(w >= 30, "alpha-beta won {w} of {n}");
