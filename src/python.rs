@@ -16,7 +16,7 @@ use crate::notation::{cell_name, format_position, parse_cell, parse_position};
 use crate::rng::game_rng;
 use crate::rules::{Config, Rules};
 use crate::search::zobrist;
-use crate::simulate::{Policy, SimOutput, SimSpec};
+use crate::simulate::{parse_player, SimOutput, SimSpec};
 use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
 use crate::with_game;
 
@@ -273,13 +273,13 @@ fn simulate<'py>(
 ) -> PyResult<SimArrays<'py>> {
     let cfg = config(py, width, height, players, opening, burst, first)?;
     one_per_seat(py, policies.len(), &cfg)?;
-    let mut seats = [Policy::Random; 8];
+    let mut seats = [Player::Random; 8];
     for (seat, name) in seats.iter_mut().zip(&policies) {
-        *seat = Policy::parse(name).map_err(|e| to_py(py, e))?;
+        *seat = parse_player(name).map_err(|e| to_py(py, e))?;
     }
     let spec = SimSpec {
         cfg,
-        policies: seats,
+        seats,
         seed,
         max_plies,
         record,

@@ -5,13 +5,14 @@ use std::time::{Duration, Instant};
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use super::Player;
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::rng::game_rng;
 use crate::rules::Config;
 use crate::search::zobrist;
-use crate::simulate::{choose, Policy};
+use crate::simulate::choose;
 
 struct Node<B> {
     pos: Position<B>,
@@ -164,12 +165,12 @@ fn mcts_tree<B: Bits>(
             if legal.is_zero() {
                 break;
             }
-            let policy = if greedy > 0.0 && rng.random::<f64>() < greedy {
-                Policy::Greedy
+            let player = if greedy > 0.0 && rng.random::<f64>() < greedy {
+                Player::Greedy
             } else {
-                Policy::Random
+                Player::Random
             };
-            let m = choose(geo, cfg, &pos, legal, policy, &mut rng);
+            let m = choose(geo, cfg, &pos, legal, player, &mut rng);
             play_unchecked(geo, cfg.rules, players, &mut pos, m, &mut ());
         }
         let mut reward = [0.0f32; 8];

@@ -17,12 +17,14 @@ use crate::cascade::legal_mask;
 use crate::error::{Error, Result};
 use crate::rules::Config;
 use crate::search::alphabeta_move;
-use crate::simulate::{choose, Policy};
+use crate::simulate::choose;
 
-/// A player and its budget.
+/// What chooses a seat's moves, with its budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Player {
+    /// Uniform over the legal moves.
     Random,
+    /// The move after whose cascade the mover holds the most orbs; ties broken at random.
     Greedy,
     /// UCT with random playouts. `simulations` per move (or until `time` runs out when set),
     /// exploration constant `c`, root parallelism over `threads` trees.
@@ -35,13 +37,20 @@ pub enum Player {
         greedy: f64,
     },
     /// Iterative-deepening negamax with a transposition table (two players).
-    AlphaBeta {
-        depth: i32,
-        time: Option<Duration>,
-    },
+    AlphaBeta { depth: i32, time: Option<Duration> },
 }
 
 impl Player {
+    /// The player's kind as the Python API and the command line name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Player::Random => "random",
+            Player::Greedy => "greedy",
+            Player::Mcts { .. } => "mcts",
+            Player::AlphaBeta { .. } => "alphabeta",
+        }
+    }
+
     pub fn check(&self, cfg: &Config) -> Result<()> {
         match *self {
             Player::Mcts {
@@ -98,9 +107,9 @@ pub fn choose_move<B: Bits>(
 ) -> (usize, u64) {
     let legal = legal_mask(geo, cfg.rules, pos);
     match *player {
-        Player::Random => (choose(geo, cfg, pos, legal, Policy::Random, rng), 0),
+        Player::Random => (choose(geo, cfg, pos, legal, Player::Random, rng), 0),
         Player::Greedy => (
-            choose(geo, cfg, pos, legal, Policy::Greedy, rng),
+            choose(geo, cfg, pos, legal, Player::Greedy, rng),
             legal.count() as u64,
         ),
         Player::Mcts {
