@@ -6,6 +6,7 @@ use crate::cascade::{legal_mask, play_unchecked};
 use crate::error::{Error, Result};
 use crate::notation::Setup;
 use crate::rules::{Config, Opening};
+use crate::with_storage;
 
 /// One wave of a cascade as the API reports it: the cells that burst (ascending) and the
 /// board right after the wave.
@@ -322,14 +323,30 @@ macro_rules! with_game {
     };
 }
 
+impl From<Game<u64>> for AnyGame {
+    fn from(g: Game<u64>) -> Self {
+        AnyGame::W1(g)
+    }
+}
+impl From<Game<Wide<2>>> for AnyGame {
+    fn from(g: Game<Wide<2>>) -> Self {
+        AnyGame::W2(g)
+    }
+}
+impl From<Game<Wide<4>>> for AnyGame {
+    fn from(g: Game<Wide<4>>) -> Self {
+        AnyGame::W4(Box::new(g))
+    }
+}
+impl From<Game<Wide<16>>> for AnyGame {
+    fn from(g: Game<Wide<16>>) -> Self {
+        AnyGame::W16(Box::new(g))
+    }
+}
+
 impl AnyGame {
     pub fn new(cfg: Config) -> Self {
-        match cfg.cells() {
-            0..=64 => AnyGame::W1(Game::new(cfg)),
-            65..=128 => AnyGame::W2(Game::new(cfg)),
-            129..=256 => AnyGame::W4(Box::new(Game::new(cfg))),
-            _ => AnyGame::W16(Box::new(Game::new(cfg))),
-        }
+        with_storage!(cfg.cells(), B => Game::<B>::new(cfg).into())
     }
 
     pub fn from_setup(s: &Setup) -> Result<Self> {
@@ -343,12 +360,7 @@ impl AnyGame {
             first.min(s.players - 1).max(0),
         )
         .map_err(|e| Error::InvalidPosition(e.to_string()))?;
-        Ok(match cfg.cells() {
-            0..=64 => AnyGame::W1(Game::from_setup(s, cfg)?),
-            65..=128 => AnyGame::W2(Game::from_setup(s, cfg)?),
-            129..=256 => AnyGame::W4(Box::new(Game::from_setup(s, cfg)?)),
-            _ => AnyGame::W16(Box::new(Game::from_setup(s, cfg)?)),
-        })
+        with_storage!(cfg.cells(), B => Game::<B>::from_setup(s, cfg).map(AnyGame::from))
     }
 
     pub fn cfg(&self) -> &Config {
@@ -517,6 +529,30 @@ mod tests {
             assert_eq!(&format_position(&g), seen.last().unwrap());
         }
         assert_eq!(seen.len(), 1);
+    }
+
+    #[test]
+    fn storage_follows_the_cell_count() {
+        // The smallest storage that holds the board, at each threshold of `with_storage!`.
+        for (w, h, words) in [
+            (2, 2, 1),
+            (8, 8, 1),
+            (5, 13, 2),
+            (8, 16, 2),
+            (9, 15, 4),
+            (16, 16, 4),
+            (17, 16, 16),
+            (32, 32, 16),
+        ] {
+            let g = AnyGame::new(Config::new(w, h, 2, Rules::CLASSIC, 0).unwrap());
+            let got = match g {
+                AnyGame::W1(_) => 1,
+                AnyGame::W2(_) => 2,
+                AnyGame::W4(_) => 4,
+                AnyGame::W16(_) => 16,
+            };
+            assert_eq!(got, words, "{w}x{h}");
+        }
     }
 
     #[test]

@@ -11,12 +11,13 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use crate::ai::Player;
-use crate::bits::{Bits, Wide};
+use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::error::{Error, Result};
 use crate::rng::game_rng;
 use crate::rules::Config;
+use crate::with_storage;
 
 /// Reads the player of a seat by name: the simulation plays "random" and "greedy" seats
 /// (search players play through `ai::play_match`).
@@ -172,12 +173,7 @@ pub fn simulate(
             .all(|p| matches!(p, Player::Random | Player::Greedy)),
         "the simulation plays random and greedy seats only"
     );
-    match spec.cfg.cells() {
-        0..=64 => simulate_on::<u64>(spec, start, count, done, cancel),
-        65..=128 => simulate_on::<Wide<2>>(spec, start, count, done, cancel),
-        129..=256 => simulate_on::<Wide<4>>(spec, start, count, done, cancel),
-        _ => simulate_on::<Wide<16>>(spec, start, count, done, cancel),
-    }
+    with_storage!(spec.cfg.cells(), B => simulate_on::<B>(spec, start, count, done, cancel))
 }
 
 fn simulate_on<B: Bits>(
