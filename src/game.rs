@@ -19,9 +19,9 @@ pub struct Wave {
 
 #[derive(Clone, Debug)]
 pub struct Game<B> {
-    pub cfg: Config,
-    pub geo: Geometry<B>,
-    pub pos: Position<B>,
+    cfg: Config,
+    geo: Geometry<B>,
+    pos: Position<B>,
     /// The position before each move, and the move.
     history: Vec<(Position<B>, u16)>,
 }
@@ -38,6 +38,19 @@ impl<B: Bits> Game<B> {
             pos: Position::start(&cfg),
             history: Vec::new(),
         }
+    }
+
+    pub fn cfg(&self) -> &Config {
+        &self.cfg
+    }
+
+    pub fn geo(&self) -> &Geometry<B> {
+        &self.geo
+    }
+
+    /// The current position.
+    pub fn pos(&self) -> &Position<B> {
+        &self.pos
     }
 
     pub fn legal_mask(&self) -> B {
@@ -364,7 +377,7 @@ impl AnyGame {
     }
 
     pub fn cfg(&self) -> &Config {
-        with_game!(self, g => &g.cfg)
+        with_game!(self, g => g.cfg())
     }
     pub fn play(&mut self, cell: i64) -> Result<u32> {
         with_game!(self, g => g.play(cell))
@@ -382,10 +395,10 @@ impl AnyGame {
         with_game!(self, g => g.legal_mask().count() as usize)
     }
     pub fn counts(&self) -> Vec<u8> {
-        with_game!(self, g => g.counts_of(&g.pos))
+        with_game!(self, g => g.counts_of(g.pos()))
     }
     pub fn owners(&self) -> Vec<i8> {
-        with_game!(self, g => g.owners_of(&g.pos))
+        with_game!(self, g => g.owners_of(g.pos()))
     }
     pub fn waves(&self) -> Vec<Wave> {
         with_game!(self, g => g.waves())
@@ -394,22 +407,22 @@ impl AnyGame {
         with_game!(self, g => g.moves())
     }
     pub fn to_move(&self) -> usize {
-        with_game!(self, g => g.pos.to_move as usize)
+        with_game!(self, g => g.pos().to_move as usize)
     }
     pub fn winner(&self) -> Option<usize> {
-        with_game!(self, g => g.pos.winner())
+        with_game!(self, g => g.pos().winner())
     }
     pub fn ply(&self) -> u32 {
-        with_game!(self, g => g.pos.ply)
+        with_game!(self, g => g.pos().ply)
     }
     pub fn moved(&self) -> u8 {
-        with_game!(self, g => g.pos.moved)
+        with_game!(self, g => g.pos().moved)
     }
     pub fn out(&self) -> u8 {
-        with_game!(self, g => g.pos.out)
+        with_game!(self, g => g.pos().out)
     }
     pub fn orbs(&self, p: usize) -> u32 {
-        with_game!(self, g => g.pos.orbs(p))
+        with_game!(self, g => g.pos().orbs(p))
     }
 }
 
@@ -563,16 +576,16 @@ mod tests {
         let mut narrow = Game::<u64>::new(cfg);
         let mut wide = Game::<Wide<16>>::new(cfg);
         let mut k = 5usize;
-        while narrow.pos.winner().is_none() {
+        while narrow.pos().winner().is_none() {
             let moves = narrow.legal_moves();
             assert_eq!(moves, wide.legal_moves());
             let m = moves[k % moves.len()];
             k = k.wrapping_mul(2654435761).wrapping_add(11) % 1_000_003;
             narrow.play(m as i64).unwrap();
             wide.play(m as i64).unwrap();
-            assert_eq!(narrow.counts_of(&narrow.pos), wide.counts_of(&wide.pos));
-            assert_eq!(narrow.owners_of(&narrow.pos), wide.owners_of(&wide.pos));
+            assert_eq!(narrow.counts_of(narrow.pos()), wide.counts_of(wide.pos()));
+            assert_eq!(narrow.owners_of(narrow.pos()), wide.owners_of(wide.pos()));
         }
-        assert_eq!(narrow.pos.winner(), wide.pos.winner());
+        assert_eq!(narrow.pos().winner(), wide.pos().winner());
     }
 }

@@ -648,8 +648,8 @@ fn ai_choose(
     let inner = &game.inner;
     Ok(py.detach(|| {
         with_game!(inner, g => {
-            let mut rng = game_rng(seed, zobrist(&g.pos, cfg.players));
-            choose_move(&g.geo, &cfg, &g.pos, &player, &mut rng, seed)
+            let mut rng = game_rng(seed, zobrist(g.pos(), cfg.players));
+            choose_move(g.geo(), &cfg, g.pos(), &player, &mut rng, seed)
         })
     }))
 }
@@ -701,7 +701,7 @@ fn play_match<'py>(
         &pool,
         progress,
         interval,
-        |done, cancel| with_game!(&game, g => crate::ai::play_match(&g.geo, &cfg, &spec, start, games, done, cancel)),
+        |done, cancel| with_game!(&game, g => crate::ai::play_match(g.geo(), &cfg, &spec, start, games, done, cancel)),
     )?;
     output_arrays(py, &out, elapsed, record)
 }
@@ -722,7 +722,7 @@ fn solve(
     let cfg = config(py, width, height, 2, opening, burst, 0)?;
     let game = AnyGame::new(cfg);
     let t = Instant::now();
-    let solution = py.detach(|| with_game!(&game, g => crate::search::solve(&g.geo, &cfg, &g.pos, max_depth.clamp(1, 10_000))));
+    let solution = py.detach(|| with_game!(&game, g => crate::search::solve(g.geo(), &cfg, g.pos(), max_depth.clamp(1, 10_000))));
     let seconds = t.elapsed().as_secs_f64();
     Ok(solution.map(|s| (s.winner, s.plies, s.line, s.positions, seconds)))
 }

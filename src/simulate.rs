@@ -407,7 +407,7 @@ mod tests {
         let cell = choose(
             &geo,
             &cfg,
-            &inner.pos,
+            inner.pos(),
             inner.legal_mask(),
             Player::Greedy,
             &mut rng,

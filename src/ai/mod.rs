@@ -196,7 +196,7 @@ mod tests {
         let crate::game::AnyGame::W1(g) = crate::game::AnyGame::from_setup(&setup).unwrap() else {
             panic!()
         };
-        let (m, score, _) = alphabeta_move(&g.geo, &cfg, &g.pos, 4, None);
+        let (m, score, _) = alphabeta_move(g.geo(), &cfg, g.pos(), 4, None);
         assert_eq!(m, 0);
         assert_eq!(score, crate::search::WIN - 1);
     }
