@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
-use colorwars::simulate::{simulate, Policy, SimSpec};
+use colorwars::simulate::{parse_player, simulate, SimSpec};
 use colorwars::{Config, Rules};
 
 fn main() {
@@ -15,10 +15,10 @@ fn main() {
     let rules = Rules::parse(&arg(2, "classic")).expect("rules");
     let games: usize = arg(3, "100000").parse().expect("games");
     let threads: usize = arg(4, "1").parse().expect("threads");
-    let policy = Policy::parse(&arg(5, "random")).expect("policy");
+    let player = parse_player(&arg(5, "random")).expect("player");
     let spec = SimSpec {
         cfg: Config::new(width, height, 2, rules, 0).expect("config"),
-        policies: [policy; 8],
+        seats: [player; 8],
         seed: 1,
         max_plies: None,
         record: false,
@@ -36,7 +36,7 @@ fn main() {
     println!(
         "{width}x{height} {} {}, {threads} thread(s): {games} games, {:.2} plies/game, {:.2} waves/ply, {:.2} M plies/s",
         rules.name(),
-        policy.name(),
+        player.name(),
         plies as f64 / games as f64,
         waves as f64 / plies as f64,
         plies as f64 / dt / 1e6

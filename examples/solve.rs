@@ -26,7 +26,7 @@ fn main() {
             rules.name(),
             (b'a' + s.winner as u8) as char,
             s.plies,
-            s.nodes,
+            s.positions,
             t.elapsed().as_secs_f64(),
             s.line
         ),

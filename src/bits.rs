@@ -277,6 +277,34 @@ impl<const N: usize> Bits for Wide<N> {
     }
 }
 
+/// Runs `$body` with the type `$B` bound to the storage a board of `$cells` cells needs: `u64`
+/// up to 64 cells, `Wide<2>` up to 128, `Wide<4>` up to 256, and `Wide<16>` beyond (up to
+/// 32 × 32). The one place that knows these thresholds:
+/// `with_storage!(cfg.cells(), B => Game::<B>::new(cfg).into())`.
+#[macro_export]
+macro_rules! with_storage {
+    ($cells:expr, $B:ident => $body:expr) => {
+        match $cells {
+            0..=64 => {
+                type $B = u64;
+                $body
+            }
+            65..=128 => {
+                type $B = $crate::bits::Wide<2>;
+                $body
+            }
+            129..=256 => {
+                type $B = $crate::bits::Wide<4>;
+                $body
+            }
+            _ => {
+                type $B = $crate::bits::Wide<16>;
+                $body
+            }
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

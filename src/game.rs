@@ -4,7 +4,9 @@ use crate::bits::{Bits, Wide};
 use crate::board::{Geometry, Position, NO_WINNER};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::error::{Error, Result};
-use crate::rules::{Config, Opening, Rules};
+use crate::notation::Setup;
+use crate::rules::{Config, Opening};
+use crate::with_storage;
 
 /// One wave of a cascade as the API reports it: the cells that burst (ascending) and the
 /// board right after the wave.
@@ -15,32 +17,11 @@ pub struct Wave {
     pub owners: Vec<i8>,
 }
 
-/// The contents of one cell in a position description.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CellState {
-    pub count: u8,
-    pub owner: Option<usize>,
-}
-
-/// An unvalidated position, as read from notation; `Game::from_setup` checks it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Setup {
-    pub width: i64,
-    pub height: i64,
-    pub players: i64,
-    pub rules: Rules,
-    pub cells: Vec<CellState>,
-    pub to_move: usize,
-    pub moved: u8,
-    pub out: u8,
-    pub ply: u32,
-}
-
 #[derive(Clone, Debug)]
 pub struct Game<B> {
-    pub cfg: Config,
-    pub geo: Geometry<B>,
-    pub pos: Position<B>,
+    cfg: Config,
+    geo: Geometry<B>,
+    pos: Position<B>,
     /// The position before each move, and the move.
     history: Vec<(Position<B>, u16)>,
 }
@@ -57,6 +38,19 @@ impl<B: Bits> Game<B> {
             pos: Position::start(&cfg),
             history: Vec::new(),
         }
+    }
+
+    pub fn cfg(&self) -> &Config {
+        &self.cfg
+    }
+
+    pub fn geo(&self) -> &Geometry<B> {
+        &self.geo
+    }
+
+    /// The current position.
+    pub fn pos(&self) -> &Position<B> {
+        &self.pos
     }
 
     pub fn legal_mask(&self) -> B {
@@ -342,14 +336,30 @@ macro_rules! with_game {
     };
 }
 
+impl From<Game<u64>> for AnyGame {
+    fn from(g: Game<u64>) -> Self {
+        AnyGame::W1(g)
+    }
+}
+impl From<Game<Wide<2>>> for AnyGame {
+    fn from(g: Game<Wide<2>>) -> Self {
+        AnyGame::W2(g)
+    }
+}
+impl From<Game<Wide<4>>> for AnyGame {
+    fn from(g: Game<Wide<4>>) -> Self {
+        AnyGame::W4(Box::new(g))
+    }
+}
+impl From<Game<Wide<16>>> for AnyGame {
+    fn from(g: Game<Wide<16>>) -> Self {
+        AnyGame::W16(Box::new(g))
+    }
+}
+
 impl AnyGame {
     pub fn new(cfg: Config) -> Self {
-        match cfg.cells() {
-            0..=64 => AnyGame::W1(Game::new(cfg)),
-            65..=128 => AnyGame::W2(Game::new(cfg)),
-            129..=256 => AnyGame::W4(Box::new(Game::new(cfg))),
-            _ => AnyGame::W16(Box::new(Game::new(cfg))),
-        }
+        with_storage!(cfg.cells(), B => Game::<B>::new(cfg).into())
     }
 
     pub fn from_setup(s: &Setup) -> Result<Self> {
@@ -363,16 +373,11 @@ impl AnyGame {
             first.min(s.players - 1).max(0),
         )
         .map_err(|e| Error::InvalidPosition(e.to_string()))?;
-        Ok(match cfg.cells() {
-            0..=64 => AnyGame::W1(Game::from_setup(s, cfg)?),
-            65..=128 => AnyGame::W2(Game::from_setup(s, cfg)?),
-            129..=256 => AnyGame::W4(Box::new(Game::from_setup(s, cfg)?)),
-            _ => AnyGame::W16(Box::new(Game::from_setup(s, cfg)?)),
-        })
+        with_storage!(cfg.cells(), B => Game::<B>::from_setup(s, cfg).map(AnyGame::from))
     }
 
     pub fn cfg(&self) -> &Config {
-        with_game!(self, g => &g.cfg)
+        with_game!(self, g => g.cfg())
     }
     pub fn play(&mut self, cell: i64) -> Result<u32> {
         with_game!(self, g => g.play(cell))
@@ -390,10 +395,10 @@ impl AnyGame {
         with_game!(self, g => g.legal_mask().count() as usize)
     }
     pub fn counts(&self) -> Vec<u8> {
-        with_game!(self, g => g.counts_of(&g.pos))
+        with_game!(self, g => g.counts_of(g.pos()))
     }
     pub fn owners(&self) -> Vec<i8> {
-        with_game!(self, g => g.owners_of(&g.pos))
+        with_game!(self, g => g.owners_of(g.pos()))
     }
     pub fn waves(&self) -> Vec<Wave> {
         with_game!(self, g => g.waves())
@@ -402,22 +407,22 @@ impl AnyGame {
         with_game!(self, g => g.moves())
     }
     pub fn to_move(&self) -> usize {
-        with_game!(self, g => g.pos.to_move as usize)
+        with_game!(self, g => g.pos().to_move as usize)
     }
     pub fn winner(&self) -> Option<usize> {
-        with_game!(self, g => g.pos.winner())
+        with_game!(self, g => g.pos().winner())
     }
     pub fn ply(&self) -> u32 {
-        with_game!(self, g => g.pos.ply)
+        with_game!(self, g => g.pos().ply)
     }
     pub fn moved(&self) -> u8 {
-        with_game!(self, g => g.pos.moved)
+        with_game!(self, g => g.pos().moved)
     }
     pub fn out(&self) -> u8 {
-        with_game!(self, g => g.pos.out)
+        with_game!(self, g => g.pos().out)
     }
     pub fn orbs(&self, p: usize) -> u32 {
-        with_game!(self, g => g.pos.orbs(p))
+        with_game!(self, g => g.pos().orbs(p))
     }
 }
 
@@ -425,6 +430,7 @@ impl AnyGame {
 mod tests {
     use super::*;
     use crate::notation::{format_position, parse_cell, parse_position};
+    use crate::rules::Rules;
 
     fn from_text(s: &str) -> AnyGame {
         AnyGame::from_setup(&parse_position(s).unwrap()).unwrap()
@@ -539,6 +545,30 @@ mod tests {
     }
 
     #[test]
+    fn storage_follows_the_cell_count() {
+        // The smallest storage that holds the board, at each threshold of `with_storage!`.
+        for (w, h, words) in [
+            (2, 2, 1),
+            (8, 8, 1),
+            (5, 13, 2),
+            (8, 16, 2),
+            (9, 15, 4),
+            (16, 16, 4),
+            (17, 16, 16),
+            (32, 32, 16),
+        ] {
+            let g = AnyGame::new(Config::new(w, h, 2, Rules::CLASSIC, 0).unwrap());
+            let got = match g {
+                AnyGame::W1(_) => 1,
+                AnyGame::W2(_) => 2,
+                AnyGame::W4(_) => 4,
+                AnyGame::W16(_) => 16,
+            };
+            assert_eq!(got, words, "{w}x{h}");
+        }
+    }
+
+    #[test]
     fn every_storage_width_gives_the_same_game() {
         // The same moves on boards stored in u64, Wide<2>, Wide<4> and Wide<16> words: the
         // positions must agree cell for cell with a board of a different width class.
@@ -546,16 +576,16 @@ mod tests {
         let mut narrow = Game::<u64>::new(cfg);
         let mut wide = Game::<Wide<16>>::new(cfg);
         let mut k = 5usize;
-        while narrow.pos.winner().is_none() {
+        while narrow.pos().winner().is_none() {
             let moves = narrow.legal_moves();
             assert_eq!(moves, wide.legal_moves());
             let m = moves[k % moves.len()];
             k = k.wrapping_mul(2654435761).wrapping_add(11) % 1_000_003;
             narrow.play(m as i64).unwrap();
             wide.play(m as i64).unwrap();
-            assert_eq!(narrow.counts_of(&narrow.pos), wide.counts_of(&wide.pos));
-            assert_eq!(narrow.owners_of(&narrow.pos), wide.owners_of(&wide.pos));
+            assert_eq!(narrow.counts_of(narrow.pos()), wide.counts_of(wide.pos()));
+            assert_eq!(narrow.owners_of(narrow.pos()), wide.owners_of(wide.pos()));
         }
-        assert_eq!(narrow.pos.winner(), wide.pos.winner());
+        assert_eq!(narrow.pos().winner(), wide.pos().winner());
     }
 }

@@ -2,9 +2,10 @@
 //!
 //! The rules are in `seeds/RULES.md`. One concept per module: `rules` (options, presets,
 //! limits), `board` (geometry and storage), `cascade` (placing and wave resolution), `game`
-//! (history, checked moves, position validation), `notation` (text forms), `simulate`
-//! (many games on a thread pool). The Python binding lives in `python` and is compiled only with the
-//! `python` feature, so the rules code never depends on PyO3.
+//! (history, checked moves, position validation), `notation` (text forms), `rng` (the mixer
+//! and the per-game generator), `simulate` (many games on a thread pool). The Python binding
+//! lives in `python` and is compiled only with the `python` feature, so the rules code never
+//! depends on PyO3.
 
 pub mod ai;
 pub mod bits;
@@ -13,6 +14,7 @@ pub mod cascade;
 pub mod error;
 pub mod game;
 pub mod notation;
+pub mod rng;
 pub mod rules;
 pub mod search;
 pub mod simulate;

@@ -12,8 +12,30 @@
 //! and the ply.
 
 use crate::error::{Error, Result};
-use crate::game::{AnyGame, CellState, Setup};
+use crate::game::AnyGame;
 use crate::rules::Rules;
+
+/// The contents of one cell in a position description.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CellState {
+    pub count: u8,
+    pub owner: Option<usize>,
+}
+
+/// An unvalidated position, as read from notation by `parse_position`; `Game::from_setup`
+/// (through `AnyGame::from_setup`) checks that it is a possible position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    pub width: i64,
+    pub height: i64,
+    pub players: i64,
+    pub rules: Rules,
+    pub cells: Vec<CellState>,
+    pub to_move: usize,
+    pub moved: u8,
+    pub out: u8,
+    pub ply: u32,
+}
 
 /// The column name of column `x`: a..z, then aa, ab, ... (like spreadsheet columns).
 pub fn column_name(x: usize) -> String {

@@ -5,41 +5,52 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1};
-use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::ai::{choose_move, MatchSpec, PlayerSpec};
+use crate::ai::{choose_move, MatchSpec, Player};
 use crate::error::Error;
 use crate::game::AnyGame;
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
+use crate::rng::game_rng;
 use crate::rules::{Config, Rules};
 use crate::search::zobrist;
-use crate::simulate::{game_rng, Policy, SimOutput, SimSpec};
+use crate::simulate::{parse_player, SimOutput, SimSpec};
 use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
 use crate::with_game;
 
-/// Raises the `colorwars.errors` class for a core error (they are all `ValueError`s).
-fn to_py(py: Python<'_>, e: Error) -> PyErr {
-    let name = match e {
-        Error::InvalidSize { .. } => "InvalidSizeError",
-        Error::InvalidPlayers { .. } | Error::InvalidPlayer { .. } => "InvalidPlayersError",
-        Error::InvalidRules(_) => "InvalidRulesError",
-        Error::InvalidPolicy(_) => "InvalidPolicyError",
-        Error::InvalidMove(_) => "InvalidMoveError",
-        Error::IllegalMove { .. } => "IllegalMoveError",
-        Error::GameOver { .. } => "GameOverError",
-        Error::InvalidPosition(_) => "InvalidPositionError",
-    };
-    let msg = e.to_string();
-    match py.import("colorwars.errors").and_then(|m| m.getattr(name)) {
-        Ok(cls) => PyErr::from_type(cls.cast_into().expect("an exception class"), msg),
-        Err(_) => PyValueError::new_err(msg),
+// The Python classes of the core errors (all `ValueError`s), imported once on first use.
+pyo3::import_exception!(colorwars.errors, InvalidSizeError);
+pyo3::import_exception!(colorwars.errors, InvalidPlayersError);
+pyo3::import_exception!(colorwars.errors, InvalidRulesError);
+pyo3::import_exception!(colorwars.errors, InvalidPolicyError);
+pyo3::import_exception!(colorwars.errors, InvalidMoveError);
+pyo3::import_exception!(colorwars.errors, IllegalMoveError);
+pyo3::import_exception!(colorwars.errors, GameOverError);
+pyo3::import_exception!(colorwars.errors, InvalidPositionError);
+
+/// A core error raises its `colorwars.errors` class.
+impl From<Error> for PyErr {
+    fn from(e: Error) -> PyErr {
+        let msg = e.to_string();
+        match e {
+            Error::InvalidSize { .. } => InvalidSizeError::new_err(msg),
+            Error::InvalidPlayers { .. } | Error::InvalidPlayer { .. } => {
+                InvalidPlayersError::new_err(msg)
+            }
+            Error::InvalidRules(_) => InvalidRulesError::new_err(msg),
+            Error::InvalidPolicy(_) => InvalidPolicyError::new_err(msg),
+            Error::InvalidMove(_) => InvalidMoveError::new_err(msg),
+            Error::IllegalMove { .. } => IllegalMoveError::new_err(msg),
+            Error::GameOver { .. } => GameOverError::new_err(msg),
+            Error::InvalidPosition(_) => InvalidPositionError::new_err(msg),
+        }
     }
 }
 
-fn rules_of(py: Python<'_>, opening: &str, burst: &str) -> PyResult<Rules> {
-    Rules::from_axes(opening, burst).map_err(|e| to_py(py, e))
+fn rules_of(opening: &str, burst: &str) -> PyResult<Rules> {
+    Rules::from_axes(opening, burst).map_err(PyErr::from)
 }
 
 /// The native engine's game; `colorwars.Game` wraps it with the friendly API.
@@ -54,7 +65,6 @@ impl NativeGame {
     #[new]
     #[pyo3(signature = (width, height, players, opening, burst, first))]
     fn new(
-        py: Python<'_>,
         width: i64,
         height: i64,
         players: i64,
@@ -62,16 +72,16 @@ impl NativeGame {
         burst: &str,
         first: i64,
     ) -> PyResult<Self> {
-        let cfg = config(py, width, height, players, opening, burst, first)?;
+        let cfg = config(width, height, players, opening, burst, first)?;
         Ok(NativeGame {
             inner: AnyGame::new(cfg),
         })
     }
 
     #[staticmethod]
-    fn from_text(py: Python<'_>, text: &str) -> PyResult<Self> {
-        let setup = parse_position(text).map_err(|e| to_py(py, e))?;
-        let inner = AnyGame::from_setup(&setup).map_err(|e| to_py(py, e))?;
+    fn from_text(text: &str) -> PyResult<Self> {
+        let setup = parse_position(text)?;
+        let inner = AnyGame::from_setup(&setup)?;
         Ok(NativeGame { inner })
     }
 
@@ -141,13 +151,13 @@ impl NativeGame {
     }
 
     /// Plays a cell; returns the number of waves in its cascade. On error nothing changes.
-    fn play(&mut self, py: Python<'_>, cell: i64) -> PyResult<u32> {
-        self.inner.play(cell).map_err(|e| to_py(py, e))
+    fn play(&mut self, cell: i64) -> PyResult<u32> {
+        self.inner.play(cell).map_err(PyErr::from)
     }
 
     /// Raises the error `play(cell)` would raise, without playing.
-    fn check(&self, py: Python<'_>, cell: i64) -> PyResult<usize> {
-        self.inner.check(cell).map_err(|e| to_py(py, e))
+    fn check(&self, cell: i64) -> PyResult<usize> {
+        self.inner.check(cell).map_err(PyErr::from)
     }
 
     fn pop(&mut self) -> PyResult<usize> {
@@ -168,10 +178,10 @@ impl NativeGame {
         self.inner.owners()
     }
 
-    fn orbs(&self, py: Python<'_>, player: i64) -> PyResult<u32> {
+    fn orbs(&self, player: i64) -> PyResult<u32> {
         let players = self.inner.cfg().players as i64;
         if !(0..players).contains(&player) {
-            return Err(to_py(py, Error::InvalidPlayer { player, players }));
+            return Err(PyErr::from(Error::InvalidPlayer { player, players }));
         }
         Ok(self.inner.orbs(player as usize))
     }
@@ -185,40 +195,36 @@ impl NativeGame {
             .collect()
     }
 
-    fn parse_cell(&self, py: Python<'_>, name: &str) -> PyResult<usize> {
+    fn parse_cell(&self, name: &str) -> PyResult<usize> {
         let cfg = self.inner.cfg();
-        parse_cell(name, cfg.width, cfg.height).map_err(|e| to_py(py, e))
+        parse_cell(name, cfg.width, cfg.height).map_err(PyErr::from)
     }
 
-    fn cell_name(&self, py: Python<'_>, cell: i64) -> PyResult<String> {
+    fn cell_name(&self, cell: i64) -> PyResult<String> {
         let cfg = self.inner.cfg();
         if !(0..cfg.cells() as i64).contains(&cell) {
-            return Err(to_py(
-                py,
-                Error::InvalidMove(format!(
-                    "cell {cell} is not on the board: cells are 0 to {}",
-                    cfg.cells() - 1
-                )),
-            ));
+            return Err(PyErr::from(Error::InvalidMove(format!(
+                "cell {cell} is not on the board: cells are 0 to {}",
+                cfg.cells() - 1
+            ))));
         }
         Ok(cell_name(cell as usize, cfg.width))
     }
 }
 
-fn pool(py: Python<'_>, threads: usize) -> PyResult<rayon::ThreadPool> {
+fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads) // 0: rayon's default, one per core
         .build()
         .map_err(|e| {
-            to_py(
-                py,
-                Error::InvalidPolicy(format!("cannot start {threads} threads: {e}")),
-            )
+            PyErr::from(Error::InvalidPolicy(format!(
+                "cannot start {threads} threads: {e}"
+            )))
         })
 }
 
 /// Seat lists must name one player (or policy) per seat.
-fn one_per_seat(py: Python<'_>, given: usize, cfg: &Config) -> PyResult<()> {
+fn one_per_seat(given: usize, cfg: &Config) -> PyResult<()> {
     if given == cfg.players {
         return Ok(());
     }
@@ -226,11 +232,10 @@ fn one_per_seat(py: Python<'_>, given: usize, cfg: &Config) -> PyResult<()> {
         "{given} players or policies given for {} seats: give one per seat",
         cfg.players
     );
-    Err(to_py(py, Error::InvalidPolicy(msg)))
+    Err(PyErr::from(Error::InvalidPolicy(msg)))
 }
 
 fn config(
-    py: Python<'_>,
     width: i64,
     height: i64,
     players: i64,
@@ -238,8 +243,8 @@ fn config(
     burst: &str,
     first: i64,
 ) -> PyResult<Config> {
-    let rules = rules_of(py, opening, burst)?;
-    Config::new(width, height, players, rules, first).map_err(|e| to_py(py, e))
+    let rules = rules_of(opening, burst)?;
+    Config::new(width, height, players, rules, first).map_err(PyErr::from)
 }
 
 /// The arrays of a simulation run, by name (numpy arrays), plus `elapsed` (seconds in the
@@ -270,20 +275,20 @@ fn simulate<'py>(
     progress: Option<Py<PyAny>>,
     interval: f64,
 ) -> PyResult<SimArrays<'py>> {
-    let cfg = config(py, width, height, players, opening, burst, first)?;
-    one_per_seat(py, policies.len(), &cfg)?;
-    let mut seats = [Policy::Random; 8];
+    let cfg = config(width, height, players, opening, burst, first)?;
+    one_per_seat(policies.len(), &cfg)?;
+    let mut seats = [Player::Random; 8];
     for (seat, name) in seats.iter_mut().zip(&policies) {
-        *seat = Policy::parse(name).map_err(|e| to_py(py, e))?;
+        *seat = parse_player(name)?;
     }
     let spec = SimSpec {
         cfg,
-        policies: seats,
+        seats,
         seed,
         max_plies,
         record,
     };
-    let pool = pool(py, threads)?;
+    let pool = pool(threads)?;
     let (out, elapsed) = run_watched(py, &pool, progress, interval, |done, cancel| {
         crate::simulate::simulate(&spec, start, games, done, cancel)
     })?;
@@ -392,16 +397,13 @@ fn output_arrays<'py>(
     Ok(d)
 }
 
-fn illegal_mode(py: Python<'_>, name: &str) -> PyResult<Illegal> {
+fn illegal_mode(name: &str) -> PyResult<Illegal> {
     match name {
         "raise" => Ok(Illegal::Raise),
         "lose" => Ok(Illegal::Lose),
-        _ => Err(to_py(
-            py,
-            Error::InvalidPolicy(format!(
-                "unknown illegal-action mode {name:?}; allowed are \"raise\" and \"lose\""
-            )),
-        )),
+        _ => Err(PyErr::from(Error::InvalidPolicy(format!(
+            "unknown illegal-action mode {name:?}; allowed are \"raise\" and \"lose\""
+        )))),
     }
 }
 
@@ -487,12 +489,12 @@ impl NativeVecEnv {
         threads: usize,
         illegal: &str,
     ) -> PyResult<Self> {
-        let cfg = config(py, width, height, players, opening, burst, first)?;
+        let cfg = config(width, height, players, opening, burst, first)?;
         let (b, p, h, w) = (num_envs, cfg.players, cfg.height, cfg.width);
         Ok(NativeVecEnv {
             env: AnyVecEnv::new(cfg, num_envs, max_plies),
-            pool: pool(py, threads)?,
-            illegal: illegal_mode(py, illegal)?,
+            pool: pool(threads)?,
+            illegal: illegal_mode(illegal)?,
             obs: PyArray4::zeros(py, [b, p, h, w], false).unbind(),
             mask: PyArray2::zeros(py, [b, h * w], false).unbind(),
             to_move: PyArray1::zeros(py, b, false).unbind(),
@@ -524,19 +526,15 @@ impl NativeVecEnv {
     fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
         let n = self.env.num_envs();
         let actions = actions.as_slice().map_err(|_| {
-            to_py(
-                py,
-                Error::InvalidMove("actions must be a contiguous array".into()),
-            )
+            PyErr::from(Error::InvalidMove(
+                "actions must be a contiguous array".into(),
+            ))
         })?;
         if actions.len() != n {
-            return Err(to_py(
-                py,
-                Error::InvalidMove(format!(
-                    "{} actions for {n} environments: give one per environment",
-                    actions.len()
-                )),
-            ));
+            return Err(PyErr::from(Error::InvalidMove(format!(
+                "{} actions for {n} environments: give one per environment",
+                actions.len()
+            ))));
         }
         let (env, pool, mode) = (&mut self.env, &self.pool, self.illegal);
         if mode == Illegal::Raise {
@@ -547,15 +545,12 @@ impl NativeVecEnv {
                 } else {
                     "not a cell of the board"
                 };
-                return Err(to_py(
-                    py,
-                    Error::IllegalMove {
-                        cell: a.max(0) as usize,
-                        reason: format!(
-                            "environment {i}: action {a} is {what}; no environment was changed"
-                        ),
-                    },
-                ));
+                return Err(PyErr::from(Error::IllegalMove {
+                    cell: a.max(0) as usize,
+                    reason: format!(
+                        "environment {i}: action {a} is {what}; no environment was changed"
+                    ),
+                }));
             }
         }
         with_buffers!(self, py, |b| py
@@ -589,46 +584,42 @@ impl NativeVecEnv {
     }
 }
 
-/// A player spec from Python: (kind, simulations, depth, seconds, c, threads, greedy share).
+/// A player from Python: (kind, simulations, depth, seconds, c, threads, greedy share).
 type SeatArgs = (String, u32, i32, Option<f64>, f64, usize, f64);
 
-fn player_spec(py: Python<'_>, cfg: &Config, seat: &SeatArgs) -> PyResult<PlayerSpec> {
+fn player_of(cfg: &Config, seat: &SeatArgs) -> PyResult<Player> {
     let (kind, simulations, depth, seconds, c, threads, greedy) = seat;
     let time = match seconds {
         Some(t) if !(t.is_finite() && *t > 0.0 && *t < 1e6) => {
-            return Err(to_py(
-                py,
-                Error::InvalidPolicy(format!("time budget {t}: expected seconds > 0")),
-            ));
+            return Err(PyErr::from(Error::InvalidPolicy(format!(
+                "time budget {t}: expected seconds > 0"
+            ))));
         }
         Some(t) => Some(Duration::from_secs_f64(*t)),
         None => None,
     };
-    let spec = match kind.as_str() {
-        "random" => PlayerSpec::Random,
-        "greedy" => PlayerSpec::Greedy,
-        "mcts" => PlayerSpec::Mcts {
+    let player = match kind.as_str() {
+        "random" => Player::Random,
+        "greedy" => Player::Greedy,
+        "mcts" => Player::Mcts {
             simulations: *simulations,
             time,
             c: *c,
             threads: *threads,
             greedy: *greedy,
         },
-        "alphabeta" => PlayerSpec::AlphaBeta {
+        "alphabeta" => Player::AlphaBeta {
             depth: *depth,
             time,
         },
         other => {
-            return Err(to_py(
-                py,
-                Error::InvalidPolicy(format!(
-                    "unknown player {other:?}; allowed are random, greedy, mcts, alphabeta"
-                )),
-            ));
+            return Err(PyErr::from(Error::InvalidPolicy(format!(
+                "unknown player {other:?}; allowed are random, greedy, mcts, alphabeta"
+            ))));
         }
     };
-    spec.check(cfg).map_err(|e| to_py(py, e))?;
-    Ok(spec)
+    player.check(cfg)?;
+    Ok(player)
 }
 
 /// A player's move in a game (GIL released): (cell, simulations or nodes searched).
@@ -640,15 +631,15 @@ fn ai_choose(
     seed: u64,
 ) -> PyResult<(usize, u64)> {
     let cfg = *game.inner.cfg();
-    let spec = player_spec(py, &cfg, &seat)?;
+    let player = player_of(&cfg, &seat)?;
     if let Some(w) = game.inner.winner() {
-        return Err(to_py(py, Error::GameOver { winner: w as u8 }));
+        return Err(PyErr::from(Error::GameOver { winner: w as u8 }));
     }
     let inner = &game.inner;
     Ok(py.detach(|| {
         with_game!(inner, g => {
-            let mut rng = game_rng(seed, zobrist(&g.pos, cfg.players));
-            choose_move(&g.geo, &cfg, &g.pos, &spec, &mut rng, seed)
+            let mut rng = game_rng(seed, zobrist(g.pos(), cfg.players));
+            choose_move(g.geo(), &cfg, g.pos(), &player, &mut rng, seed)
         })
     }))
 }
@@ -677,30 +668,30 @@ fn play_match<'py>(
     progress: Option<Py<PyAny>>,
     interval: f64,
 ) -> PyResult<SimArrays<'py>> {
-    let cfg = config(py, width, height, players, opening, burst, first)?;
-    one_per_seat(py, seats.len(), &cfg)?;
-    let specs = seats
+    let cfg = config(width, height, players, opening, burst, first)?;
+    one_per_seat(seats.len(), &cfg)?;
+    let players = seats
         .iter()
-        .map(|s| player_spec(py, &cfg, s))
+        .map(|s| player_of(&cfg, s))
         .collect::<PyResult<Vec<_>>>()?;
     let game = AnyGame::new(cfg);
     if let Some(m) = first_move {
-        game.check(m).map_err(|e| to_py(py, e))?;
+        game.check(m)?;
     }
     let spec = MatchSpec {
-        seats: specs,
+        seats: players,
         seed,
         first_move: first_move.map(|m| m as usize),
         max_plies,
         record,
     };
-    let pool = pool(py, threads)?;
+    let pool = pool(threads)?;
     let (out, elapsed) = run_watched(
         py,
         &pool,
         progress,
         interval,
-        |done, cancel| with_game!(&game, g => crate::ai::play_match(&g.geo, &cfg, &spec, start, games, done, cancel)),
+        |done, cancel| with_game!(&game, g => crate::ai::play_match(g.geo(), &cfg, &spec, start, games, done, cancel)),
     )?;
     output_arrays(py, &out, elapsed, record)
 }
@@ -718,12 +709,12 @@ fn solve(
     burst: &str,
     max_depth: i32,
 ) -> PyResult<Option<(usize, u32, Vec<usize>, u64, f64)>> {
-    let cfg = config(py, width, height, 2, opening, burst, 0)?;
+    let cfg = config(width, height, 2, opening, burst, 0)?;
     let game = AnyGame::new(cfg);
     let t = Instant::now();
-    let solution = py.detach(|| with_game!(&game, g => crate::search::solve(&g.geo, &cfg, &g.pos, max_depth.clamp(1, 10_000))));
+    let solution = py.detach(|| with_game!(&game, g => crate::search::solve(g.geo(), &cfg, g.pos(), max_depth.clamp(1, 10_000))));
     let seconds = t.elapsed().as_secs_f64();
-    Ok(solution.map(|s| (s.winner, s.plies, s.line, s.nodes, seconds)))
+    Ok(solution.map(|s| (s.winner, s.plies, s.line, s.positions, seconds)))
 }
 
 #[pymodule]

@@ -1,46 +1,33 @@
-//! High-volume simulation: many complete games, each seat played by a policy, on a thread pool.
+//! High-volume simulation: many complete games, each seat played by a random or greedy player,
+//! on a thread pool.
 //!
-//! Reproducibility: game `i` draws all its randomness from a generator seeded by
-//! `(seed, i)` alone, so the games are the same whatever the number of threads, the order
-//! in which threads pick them up, or how a run is split into shards.
+//! Reproducibility: game `i` draws all its randomness from `rng::game_rng(seed, i)` alone (see
+//! `rng`), so the games are the same whatever the threads or shards.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
-use crate::bits::{Bits, Wide};
+use crate::ai::Player;
+use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::error::{Error, Result};
+use crate::rng::game_rng;
 use crate::rules::Config;
+use crate::with_storage;
 
-/// How a seat chooses its moves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Policy {
-    /// Uniform over the legal moves.
-    Random,
-    /// The move after whose cascade the mover holds the most orbs; ties broken at random.
-    Greedy,
-}
-
-impl Policy {
-    pub fn parse(name: &str) -> Result<Policy> {
-        match name {
-            "random" => Ok(Policy::Random),
-            "greedy" => Ok(Policy::Greedy),
-            _ => Err(Error::InvalidPolicy(format!(
-                "unknown policy {name:?}; allowed are \"random\" and \"greedy\""
-            ))),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::Random => "random",
-            Policy::Greedy => "greedy",
-        }
+/// Reads the player of a seat by name: the simulation plays "random" and "greedy" seats
+/// (search players play through `ai::play_match`).
+pub fn parse_player(name: &str) -> Result<Player> {
+    match name {
+        "random" => Ok(Player::Random),
+        "greedy" => Ok(Player::Greedy),
+        _ => Err(Error::InvalidPolicy(format!(
+            "unknown policy {name:?}; allowed are \"random\" and \"greedy\""
+        ))),
     }
 }
 
@@ -48,8 +35,8 @@ impl Policy {
 #[derive(Clone, Copy, Debug)]
 pub struct SimSpec {
     pub cfg: Config,
-    /// One policy per seat (only the first `cfg.players` are used).
-    pub policies: [Policy; 8],
+    /// One player per seat, `Random` or `Greedy` (only the first `cfg.players` are used).
+    pub seats: [Player; 8],
     pub seed: u64,
     /// Stop a game after this many plies and mark it unfinished (`None`: play to the end).
     pub max_plies: Option<u32>,
@@ -81,29 +68,24 @@ pub struct SimOutput {
     pub complete: bool,
 }
 
-/// The generator of game `index` in a run seeded with `seed` (SplitMix64 finaliser on both).
-pub fn game_rng(seed: u64, index: u64) -> Xoshiro256PlusPlus {
-    fn mix(mut z: u64) -> u64 {
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    Xoshiro256PlusPlus::seed_from_u64(mix(seed ^ mix(index.wrapping_add(0x9e37_79b9_7f4a_7c15))))
-}
-
-/// Chooses a move by `policy` in `pos` (which must have a legal move).
+/// Chooses a move for a `Random` or `Greedy` player in `pos` (which must have a legal move).
+/// The search players choose through `ai::choose_move`; here they would play as `Random`.
 #[inline]
 pub fn choose<B: Bits>(
     geo: &Geometry<B>,
     cfg: &Config,
     pos: &Position<B>,
     legal: B,
-    policy: Policy,
+    player: Player,
     rng: &mut Xoshiro256PlusPlus,
 ) -> usize {
-    match policy {
-        Policy::Random => legal.pick(|n| rng.random_range(0..n)).unwrap_or(0),
-        Policy::Greedy => {
+    debug_assert!(matches!(player, Player::Random | Player::Greedy));
+    match player {
+        // (No panicking arm for the search players: even a cold one slows the loop down.)
+        Player::Random | Player::Mcts { .. } | Player::AlphaBeta { .. } => {
+            legal.pick(|n| rng.random_range(0..n)).unwrap_or(0)
+        }
+        Player::Greedy => {
             let mover = pos.to_move as usize;
             let (mut best, mut best_orbs, mut ties) = (0usize, 0u32, 0u32);
             legal.for_each(|cell| {
@@ -141,21 +123,21 @@ pub fn play_game<B: Bits>(
         ..GameSummary::default()
     };
     let limit = spec.max_plies.unwrap_or(u32::MAX);
-    let all_random = spec.policies[..cfg.players]
+    let all_random = spec.seats[..cfg.players]
         .iter()
-        .all(|&p| p == Policy::Random);
+        .all(|p| matches!(p, Player::Random));
     let mut record = moves;
     while pos.ply < limit {
         let legal = legal_mask(geo, cfg.rules, &pos);
         if legal.is_zero() {
             break;
         }
-        let policy = if all_random {
-            Policy::Random
+        let player = if all_random {
+            Player::Random
         } else {
-            spec.policies[pos.to_move as usize]
+            spec.seats[pos.to_move as usize]
         };
-        let cell = choose(geo, cfg, &pos, legal, policy, &mut rng);
+        let cell = choose(geo, cfg, &pos, legal, player, &mut rng);
         if pos.ply == 0 {
             out.first_move = cell as u16;
         }
@@ -185,12 +167,13 @@ pub fn simulate(
     done: &AtomicU64,
     cancel: &AtomicBool,
 ) -> SimOutput {
-    match spec.cfg.cells() {
-        0..=64 => simulate_on::<u64>(spec, start, count, done, cancel),
-        65..=128 => simulate_on::<Wide<2>>(spec, start, count, done, cancel),
-        129..=256 => simulate_on::<Wide<4>>(spec, start, count, done, cancel),
-        _ => simulate_on::<Wide<16>>(spec, start, count, done, cancel),
-    }
+    assert!(
+        spec.seats[..spec.cfg.players]
+            .iter()
+            .all(|p| matches!(p, Player::Random | Player::Greedy)),
+        "the simulation plays random and greedy seats only"
+    );
+    with_storage!(spec.cfg.cells(), B => simulate_on::<B>(spec, start, count, done, cancel))
 }
 
 fn simulate_on<B: Bits>(
@@ -273,12 +256,12 @@ mod tests {
         h: i64,
         players: i64,
         rules: Rules,
-        policies: [Policy; 8],
+        seats: [Player; 8],
         record: bool,
     ) -> SimSpec {
         SimSpec {
             cfg: Config::new(w, h, players, rules, 0).unwrap(),
-            policies,
+            seats,
             seed: 42,
             max_plies: None,
             record,
@@ -309,14 +292,14 @@ mod tests {
             3,
             Rules::COLORWARS,
             [
-                Policy::Random,
-                Policy::Greedy,
-                Policy::Random,
-                Policy::Random,
-                Policy::Random,
-                Policy::Random,
-                Policy::Random,
-                Policy::Random,
+                Player::Random,
+                Player::Greedy,
+                Player::Random,
+                Player::Random,
+                Player::Random,
+                Player::Random,
+                Player::Random,
+                Player::Random,
             ],
             true,
         );
@@ -332,7 +315,7 @@ mod tests {
 
     #[test]
     fn recorded_games_replay_through_the_checked_game() {
-        let s = spec(4, 4, 2, Rules::CLASSIC, [Policy::Greedy; 8], true);
+        let s = spec(4, 4, 2, Rules::CLASSIC, [Player::Greedy; 8], true);
         let out = run(&s, 0, 200, 2);
         for (i, g) in out.games.iter().enumerate() {
             let mut game = AnyGame::new(s.cfg);
@@ -354,7 +337,7 @@ mod tests {
             (8, Rules::CLASSIC, 5_000, 119.0, 123.0),
         ] {
             let out = run(
-                &spec(w, w, 2, rules, [Policy::Random; 8], false),
+                &spec(w, w, 2, rules, [Player::Random; 8], false),
                 0,
                 games,
                 2,
@@ -371,7 +354,7 @@ mod tests {
 
     #[test]
     fn max_plies_marks_games_unfinished() {
-        let mut s = spec(8, 8, 2, Rules::CLASSIC, [Policy::Random; 8], false);
+        let mut s = spec(8, 8, 2, Rules::CLASSIC, [Player::Random; 8], false);
         s.max_plies = Some(50);
         let out = run(&s, 0, 100, 1);
         assert!(out.games.iter().all(|g| g.plies == 50 && g.winner == -1));
@@ -379,12 +362,32 @@ mod tests {
 
     #[test]
     fn greedy_beats_random() {
-        let mut policies = [Policy::Random; 8];
-        policies[0] = Policy::Greedy;
-        let s = spec(5, 5, 2, Rules::COLORWARS, policies, false);
+        let mut seats = [Player::Random; 8];
+        seats[0] = Player::Greedy;
+        let s = spec(5, 5, 2, Rules::COLORWARS, seats, false);
         let out = run(&s, 0, 2000, 2);
         let wins = out.games.iter().filter(|g| g.winner == 0).count();
         assert!(wins > 1300, "greedy won {wins} of 2000");
+    }
+
+    #[test]
+    fn seats_are_random_or_greedy() {
+        assert_eq!(parse_player("greedy"), Ok(Player::Greedy));
+        assert_eq!(
+            parse_player("mcts").unwrap_err().to_string(),
+            "invalid policy: unknown policy \"mcts\"; allowed are \"random\" and \"greedy\""
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "random and greedy seats only")]
+    fn search_seats_are_refused() {
+        let mut seats = [Player::Random; 8];
+        seats[1] = Player::AlphaBeta {
+            depth: 2,
+            time: None,
+        };
+        run(&spec(4, 4, 2, Rules::CLASSIC, seats, false), 0, 1, 1);
     }
 
     #[test]
@@ -404,9 +407,9 @@ mod tests {
         let cell = choose(
             &geo,
             &cfg,
-            &inner.pos,
+            inner.pos(),
             inner.legal_mask(),
-            Policy::Greedy,
+            Player::Greedy,
             &mut rng,
         );
         assert_eq!(cell, 0);

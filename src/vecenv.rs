@@ -16,8 +16,9 @@ use rayon::prelude::*;
 use crate::bits::{Bits, Wide};
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
+use crate::rng::game_rng;
 use crate::rules::Config;
-use crate::simulate::game_rng;
+use crate::with_storage;
 
 /// Environments per unit of parallel work.
 const CHUNK: usize = 128;
@@ -335,14 +336,30 @@ macro_rules! with_env {
     };
 }
 
+impl From<VecEnv<u64>> for AnyVecEnv {
+    fn from(e: VecEnv<u64>) -> Self {
+        AnyVecEnv::W1(e)
+    }
+}
+impl From<VecEnv<Wide<2>>> for AnyVecEnv {
+    fn from(e: VecEnv<Wide<2>>) -> Self {
+        AnyVecEnv::W2(e)
+    }
+}
+impl From<VecEnv<Wide<4>>> for AnyVecEnv {
+    fn from(e: VecEnv<Wide<4>>) -> Self {
+        AnyVecEnv::W4(Box::new(e))
+    }
+}
+impl From<VecEnv<Wide<16>>> for AnyVecEnv {
+    fn from(e: VecEnv<Wide<16>>) -> Self {
+        AnyVecEnv::W16(Box::new(e))
+    }
+}
+
 impl AnyVecEnv {
     pub fn new(cfg: Config, num_envs: usize, max_plies: Option<u32>) -> Self {
-        match cfg.cells() {
-            0..=64 => AnyVecEnv::W1(VecEnv::new(cfg, num_envs, max_plies)),
-            65..=128 => AnyVecEnv::W2(VecEnv::new(cfg, num_envs, max_plies)),
-            129..=256 => AnyVecEnv::W4(Box::new(VecEnv::new(cfg, num_envs, max_plies))),
-            _ => AnyVecEnv::W16(Box::new(VecEnv::new(cfg, num_envs, max_plies))),
-        }
+        with_storage!(cfg.cells(), B => VecEnv::<B>::new(cfg, num_envs, max_plies).into())
     }
     pub fn cfg(&self) -> &Config {
         with_env!(self, e => &e.cfg)

@@ -1,0 +1,198 @@
+//! Monte-Carlo tree search (UCT) with random or partly greedy playouts, root-parallel.
+
+use std::time::{Duration, Instant};
+
+use rand::RngExt;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::Player;
+use crate::bits::Bits;
+use crate::board::{Geometry, Position};
+use crate::cascade::{legal_mask, play_unchecked};
+use crate::rng::game_rng;
+use crate::rules::Config;
+use crate::search::zobrist;
+use crate::simulate::choose;
+
+struct Node<B> {
+    pos: Position<B>,
+    parent: u32,
+    mv: u16,
+    children: Vec<u32>,
+    untried: B,
+    visits: u32,
+    /// Total reward of each player over the playouts through this node.
+    reward: [f32; 8],
+}
+
+/// Most plies a playout runs before it is scored as shared (random games end far sooner).
+const PLAYOUT_LIMIT: u32 = 5000;
+
+/// Monte-Carlo tree search (UCT): every seat maximises its own result (1 for a win, 0 for a
+/// loss). Root parallelism: `threads` independent trees share the budget and their root visit
+/// counts are summed. Returns the most visited move and the simulations run.
+#[allow(clippy::too_many_arguments)]
+pub fn mcts<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    root: &Position<B>,
+    simulations: u32,
+    time: Option<Duration>,
+    c: f64,
+    threads: usize,
+    greedy: f64,
+    seed: u64,
+) -> (usize, u64) {
+    let key = zobrist(root, cfg.players);
+    let deadline = time.map(|t| Instant::now() + t);
+    let per_tree = |t: usize| {
+        simulations / threads as u32 + u32::from((t as u32) < simulations % threads as u32)
+    };
+    let run = |t: usize| {
+        mcts_tree(
+            geo,
+            cfg,
+            root,
+            per_tree(t),
+            deadline,
+            c,
+            greedy,
+            game_rng(seed ^ key, t as u64),
+        )
+    };
+    let trees: Vec<(Vec<(usize, u32)>, u64)> = if threads == 1 {
+        vec![run(0)]
+    } else {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|t| s.spawn(move || run(t))).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_default())
+                .collect()
+        })
+    };
+    let mut visits = vec![0u64; geo.cells];
+    let mut sims = 0;
+    for (children, n) in &trees {
+        sims += n;
+        for &(m, v) in children {
+            visits[m] += u64::from(v);
+        }
+    }
+    let legal = legal_mask(geo, cfg.rules, root);
+    let mut best = legal.nth(0);
+    legal.for_each(|m| {
+        if visits[m] > visits[best] {
+            best = m;
+        }
+    });
+    (best, sims)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn mcts_tree<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    root: &Position<B>,
+    simulations: u32,
+    deadline: Option<Instant>,
+    c: f64,
+    greedy: f64,
+    mut rng: Xoshiro256PlusPlus,
+) -> (Vec<(usize, u32)>, u64) {
+    let players = cfg.players;
+    let mut nodes = vec![Node {
+        pos: *root,
+        parent: u32::MAX,
+        mv: 0,
+        children: Vec::new(),
+        untried: legal_mask(geo, cfg.rules, root),
+        visits: 0,
+        reward: [0.0; 8],
+    }];
+    let mut done = 0u64;
+    loop {
+        if deadline.is_some() {
+            if done % 16 == 0 && deadline.is_some_and(|d| Instant::now() >= d) && done > 0 {
+                break;
+            }
+            if simulations > 0 && done >= u64::from(simulations) {
+                break;
+            }
+        } else if done >= u64::from(simulations) {
+            break;
+        }
+        done += 1;
+        // 1. Selection: descend through fully expanded nodes by UCT.
+        let mut n = 0usize;
+        while nodes[n].untried.is_zero() && !nodes[n].children.is_empty() {
+            let mover = nodes[n].pos.to_move as usize;
+            let log_parent = f64::from(nodes[n].visits.max(1)).ln();
+            let mut best = (f64::NEG_INFINITY, 0u32);
+            for &ch in &nodes[n].children {
+                let child = &nodes[ch as usize];
+                let v = f64::from(child.visits.max(1));
+                let score = f64::from(child.reward[mover]) / v + c * (log_parent / v).sqrt();
+                if score > best.0 {
+                    best = (score, ch);
+                }
+            }
+            n = best.1 as usize;
+        }
+        // 2. Expansion: one untried move, chosen at random.
+        if let Some(m) = nodes[n].untried.pick(|k| rng.random_range(0..k)) {
+            nodes[n].untried &= !B::bit(m);
+            let mut pos = nodes[n].pos;
+            play_unchecked(geo, cfg.rules, players, &mut pos, m, &mut ());
+            let untried = legal_mask(geo, cfg.rules, &pos);
+            nodes.push(Node {
+                pos,
+                parent: n as u32,
+                mv: m as u16,
+                children: Vec::new(),
+                untried,
+                visits: 0,
+                reward: [0.0; 8],
+            });
+            let id = (nodes.len() - 1) as u32;
+            nodes[n].children.push(id);
+            n = id as usize;
+        }
+        // 3. Playout to the end: random moves, or greedy ones for a `greedy` share.
+        let mut pos = nodes[n].pos;
+        while pos.winner().is_none() && pos.ply < root.ply + PLAYOUT_LIMIT {
+            let legal = legal_mask(geo, cfg.rules, &pos);
+            if legal.is_zero() {
+                break;
+            }
+            let player = if greedy > 0.0 && rng.random::<f64>() < greedy {
+                Player::Greedy
+            } else {
+                Player::Random
+            };
+            let m = choose(geo, cfg, &pos, legal, player, &mut rng);
+            play_unchecked(geo, cfg.rules, players, &mut pos, m, &mut ());
+        }
+        let mut reward = [0.0f32; 8];
+        match pos.winner() {
+            Some(w) => reward[w] = 1.0,
+            None => reward[..players].fill(1.0 / players as f32),
+        }
+        // 4. Backpropagation.
+        let mut k = n as u32;
+        while k != u32::MAX {
+            let node = &mut nodes[k as usize];
+            node.visits += 1;
+            for (r, x) in node.reward.iter_mut().zip(reward) {
+                *r += x;
+            }
+            k = node.parent;
+        }
+    }
+    let children = nodes[0]
+        .children
+        .iter()
+        .map(|&ch| (nodes[ch as usize].mv as usize, nodes[ch as usize].visits))
+        .collect();
+    (children, done)
+}

@@ -1,0 +1,203 @@
+//! Players: random, greedy, Monte-Carlo tree search and alpha-beta, and native matches
+//! between them.
+
+mod matches;
+mod mcts;
+
+pub use matches::{play_match, MatchSpec};
+pub use mcts::mcts;
+
+use std::time::{Duration, Instant};
+
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::bits::Bits;
+use crate::board::{Geometry, Position};
+use crate::cascade::legal_mask;
+use crate::error::{Error, Result};
+use crate::rules::Config;
+use crate::search::alphabeta_move;
+use crate::simulate::choose;
+
+/// What chooses a seat's moves, with its budget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Player {
+    /// Uniform over the legal moves.
+    Random,
+    /// The move after whose cascade the mover holds the most orbs; ties broken at random.
+    Greedy,
+    /// UCT with random playouts. `simulations` per move (or until `time` runs out when set),
+    /// exploration constant `c`, root parallelism over `threads` trees.
+    /// `greedy` is the share of playout moves chosen greedily (the rest are random).
+    Mcts {
+        simulations: u32,
+        time: Option<Duration>,
+        c: f64,
+        threads: usize,
+        greedy: f64,
+    },
+    /// Iterative-deepening negamax with a transposition table (two players).
+    AlphaBeta { depth: i32, time: Option<Duration> },
+}
+
+impl Player {
+    /// The player's kind as the Python API and the command line name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Player::Random => "random",
+            Player::Greedy => "greedy",
+            Player::Mcts { .. } => "mcts",
+            Player::AlphaBeta { .. } => "alphabeta",
+        }
+    }
+
+    pub fn check(&self, cfg: &Config) -> Result<()> {
+        match *self {
+            Player::Mcts {
+                simulations,
+                c,
+                threads,
+                time,
+                greedy,
+            } => {
+                if !(0.0..=1.0).contains(&greedy) {
+                    return Err(Error::InvalidPolicy(format!(
+                        "MCTS greedy playout share {greedy}: allowed are 0 to 1"
+                    )));
+                }
+                if simulations == 0 && time.is_none() {
+                    return Err(Error::InvalidPolicy(
+                        "MCTS needs simulations >= 1 or a time budget".into(),
+                    ));
+                }
+                if !(c.is_finite() && c >= 0.0) || threads == 0 || threads > 256 {
+                    return Err(Error::InvalidPolicy(
+                        "MCTS needs c >= 0 and 1 to 256 threads".into(),
+                    ));
+                }
+            }
+            Player::AlphaBeta { depth, .. } => {
+                if cfg.players != 2 {
+                    return Err(Error::InvalidPolicy(format!(
+                        "alpha-beta plays two-player games only, not {}",
+                        cfg.players
+                    )));
+                }
+                if !(1..=64).contains(&depth) {
+                    return Err(Error::InvalidPolicy(format!(
+                        "alpha-beta depth {depth}: allowed are 1 to 64"
+                    )));
+                }
+            }
+            Player::Random | Player::Greedy => {}
+        }
+        Ok(())
+    }
+}
+
+/// Chooses a move for the player to move (the position must have one). `seed` makes every
+/// choice reproducible: searches seed their generator from (seed, position).
+pub fn choose_move<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    player: &Player,
+    rng: &mut Xoshiro256PlusPlus,
+    seed: u64,
+) -> (usize, u64) {
+    let legal = legal_mask(geo, cfg.rules, pos);
+    match *player {
+        Player::Random => (choose(geo, cfg, pos, legal, Player::Random, rng), 0),
+        Player::Greedy => (
+            choose(geo, cfg, pos, legal, Player::Greedy, rng),
+            legal.count() as u64,
+        ),
+        Player::Mcts {
+            simulations,
+            time,
+            c,
+            threads,
+            greedy,
+        } => mcts(geo, cfg, pos, simulations, time, c, threads, greedy, seed),
+        Player::AlphaBeta { depth, time } => {
+            let (m, _, nodes) =
+                alphabeta_move(geo, cfg, pos, depth, time.map(|t| Instant::now() + t));
+            (m, nodes)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+
+    use super::*;
+    use crate::rules::Rules;
+
+    fn wins(cfg: &Config, a: Player, b: Player, games: usize) -> (usize, usize) {
+        // Both seats: half the games with a first, half with b first.
+        let geo = Geometry::<u64>::new(cfg.width, cfg.height);
+        let run = |seats: Vec<Player>, seed| {
+            let spec = MatchSpec {
+                seats,
+                seed,
+                first_move: None,
+                max_plies: None,
+                record: false,
+            };
+            play_match(
+                &geo,
+                cfg,
+                &spec,
+                0,
+                games / 2,
+                &AtomicU64::new(0),
+                &AtomicBool::new(false),
+            )
+            .games
+        };
+        let first = run(vec![a, b], 1);
+        let second = run(vec![b, a], 2);
+        let a_wins = first.iter().filter(|g| g.winner == 0).count()
+            + second.iter().filter(|g| g.winner == 1).count();
+        (a_wins, games)
+    }
+
+    #[test]
+    fn mcts_beats_random() {
+        let cfg = Config::new(4, 4, 2, Rules::COLORWARS, 0).unwrap();
+        let mcts = Player::Mcts {
+            simulations: 300,
+            time: None,
+            c: 1.4,
+            threads: 1,
+            greedy: 0.0,
+        };
+        let (w, n) = wins(&cfg, mcts, Player::Random, 40);
+        assert!(w >= 36, "MCTS won {w} of {n}");
+    }
+
+    #[test]
+    fn alphabeta_beats_greedy_and_finds_a_win_in_one() {
+        let cfg = Config::new(4, 4, 2, Rules::CLASSIC, 0).unwrap();
+        let (w, n) = wins(
+            &cfg,
+            Player::AlphaBeta {
+                depth: 3,
+                time: None,
+            },
+            Player::Greedy,
+            40,
+        );
+        assert!(w >= 30, "alpha-beta won {w} of {n}");
+        // 2x2 classic, a to move: a1 takes b's only cell.
+        let cfg = Config::new(2, 2, 2, Rules::CLASSIC, 0).unwrap();
+        let setup = crate::notation::parse_position("2x2 classic 2 1a1b/.. a ab - 2").unwrap();
+        let crate::game::AnyGame::W1(g) = crate::game::AnyGame::from_setup(&setup).unwrap() else {
+            panic!()
+        };
+        let (m, score, _) = alphabeta_move(g.geo(), &cfg, g.pos(), 4, None);
+        assert_eq!(m, 0);
+        assert_eq!(score, crate::search::WIN - 1);
+    }
+}

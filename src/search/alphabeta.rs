@@ -1,0 +1,262 @@
+//! The negamax searcher (alpha-beta with a transposition table) and the alpha-beta player.
+
+use std::time::Instant;
+
+use super::table::{from_tt, to_tt, Bound, Entry, Table};
+use super::zobrist::zobrist;
+use super::{PROVEN, WIN};
+use crate::bits::Bits;
+use crate::board::{Geometry, Position};
+use crate::cascade::{legal_mask, play_unchecked};
+use crate::rules::Config;
+
+/// The alpha-beta player's evaluation, from the point of view of the player to move:
+/// `orbs + 2 × cells` of the mover minus the same for the opponent, plus 5 for every opposing
+/// loaded cell next to one of the mover's loaded cells (a "loaded" cell is one orb from
+/// bursting; whoever moves first takes that exchange).
+pub fn evaluate<B: Bits>(geo: &Geometry<B>, pos: &Position<B>) -> i32 {
+    let me = pos.to_move as usize;
+    let them = 1 - me;
+    let (mine, theirs) = (pos.own[me], pos.own[them]);
+    let material = |m: B| (pos.orbs_in(m) + 2 * m.count()) as i32;
+    let loaded = loaded_cells(geo, pos);
+    let my_loaded = loaded & mine;
+    let near_mine = my_loaded.shl(1) & geo.not_first_col
+        | my_loaded.shr(1) & geo.not_last_col
+        | my_loaded.shl(geo.width) & geo.all
+        | my_loaded.shr(geo.width);
+    let exposed = (loaded & theirs & near_mine).count() as i32;
+    material(mine) - material(theirs) + 5 * exposed
+}
+
+/// The cells holding at least their capacity (one more orb bursts them).
+fn loaded_cells<B: Bits>(geo: &Geometry<B>, pos: &Position<B>) -> B {
+    let [c0, c1, c2] = pos.c;
+    // count >= 1 in corners, >= 2 on edges, >= 3 inside.
+    let ge1 = c0 | c1 | c2;
+    let ge2 = c1 | c2;
+    let ge3 = c2 | (c1 & c0);
+    (geo.corner & ge1) | (geo.edge & ge2) | (geo.inner & ge3)
+}
+
+/// A negamax searcher with a transposition table, for two players.
+pub struct Searcher<'a, B> {
+    pub geo: &'a Geometry<B>,
+    pub cfg: &'a Config,
+    /// Evaluate horizon positions (alpha-beta) or score them 0, unknown (solver).
+    pub use_eval: bool,
+    tt: Table,
+    pub nodes: u64,
+    deadline: Option<Instant>,
+    pub stopped: bool,
+}
+
+impl<'a, B: Bits> Searcher<'a, B> {
+    pub fn new(
+        geo: &'a Geometry<B>,
+        cfg: &'a Config,
+        use_eval: bool,
+        deadline: Option<Instant>,
+        tt_bits: u32,
+    ) -> Self {
+        Searcher {
+            geo,
+            cfg,
+            use_eval,
+            tt: Table::new(tt_bits),
+            nodes: 0,
+            deadline,
+            stopped: false,
+        }
+    }
+
+    /// The position after `m`.
+    pub(super) fn child(&self, pos: &Position<B>, m: usize) -> Position<B> {
+        let mut child = *pos;
+        play_unchecked(
+            self.geo,
+            self.cfg.rules,
+            self.cfg.players,
+            &mut child,
+            m,
+            &mut (),
+        );
+        child
+    }
+
+    pub(super) fn ordered_moves(&self, pos: &Position<B>, first: Option<usize>) -> Vec<usize> {
+        let mut moves = Vec::with_capacity(32);
+        let legal = legal_mask(self.geo, self.cfg.rules, pos);
+        if let Some(f) = first.filter(|&f| legal.has(f)) {
+            moves.push(f);
+        }
+        legal.for_each(|c| {
+            if Some(c) != first {
+                moves.push(c);
+            }
+        });
+        moves
+    }
+
+    /// The score of `pos` for the player to move, searched `depth` plies deep.
+    pub fn negamax(
+        &mut self,
+        pos: &Position<B>,
+        depth: i32,
+        mut alpha: i32,
+        beta: i32,
+        ply: i32,
+    ) -> i32 {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return 0;
+        }
+        if depth == 0 {
+            return if self.use_eval {
+                evaluate(self.geo, pos)
+            } else {
+                0
+            };
+        }
+        let key = zobrist(pos, self.cfg.players);
+        let mut tt_move = None;
+        if let Some(e) = self.tt.get(key) {
+            tt_move = Some(e.best as usize);
+            if e.depth >= depth {
+                let s = from_tt(e.score, ply);
+                match e.bound {
+                    Bound::Exact => return s,
+                    Bound::Lower if s >= beta => return s,
+                    Bound::Upper if s <= alpha => return s,
+                    _ => {}
+                }
+            }
+        }
+        // Children first: a move that wins at once is the best there is (the shortest win);
+        // otherwise the table's move, then the moves that leave the mover the most orbs.
+        let mover = pos.to_move as usize;
+        let mut children: Vec<(i64, usize, Position<B>)> = Vec::with_capacity(16);
+        let legal = legal_mask(self.geo, self.cfg.rules, pos);
+        let mut won = None;
+        legal.for_each(|m| {
+            if won.is_some() {
+                return;
+            }
+            let child = self.child(pos, m);
+            if child.winner().is_some() {
+                won = Some(m);
+            }
+            let order = if Some(m) == tt_move {
+                i64::MAX
+            } else {
+                i64::from(child.orbs(mover))
+            };
+            children.push((order, m, child));
+        });
+        if let Some(m) = won {
+            let best = WIN - (ply + 1);
+            self.tt.insert(Entry {
+                key,
+                depth,
+                score: to_tt(best, ply),
+                bound: Bound::Exact,
+                best: m as u16,
+            });
+            return best;
+        }
+        children.sort_by_key(|c| std::cmp::Reverse(c.0));
+        let alpha0 = alpha;
+        let mut best = -WIN - 1;
+        let mut best_move = 0usize;
+        for (_, m, child) in children {
+            let score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_move = m;
+            }
+            alpha = alpha.max(score);
+            if alpha >= beta {
+                break;
+            }
+        }
+        let bound = if best <= alpha0 {
+            Bound::Upper
+        } else if best >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        self.tt.insert(Entry {
+            key,
+            depth,
+            score: to_tt(best, ply),
+            bound,
+            best: best_move as u16,
+        });
+        best
+    }
+
+    /// The best move at the root and its score, searched `depth` plies deep.
+    pub fn root(&mut self, pos: &Position<B>, depth: i32) -> (usize, i32) {
+        let key = zobrist(pos, self.cfg.players);
+        let tt_move = self.tt.get(key).map(|e| e.best as usize);
+        let (mut best, mut best_move) = (-WIN - 1, usize::MAX);
+        let mut alpha = -WIN - 1;
+        for m in self.ordered_moves(pos, tt_move) {
+            let child = self.child(pos, m);
+            let score = if child.winner().is_some() {
+                WIN - 1
+            } else {
+                -self.negamax(&child, depth - 1, -WIN - 1, -alpha, 1)
+            };
+            if self.stopped {
+                break;
+            }
+            if score > best {
+                (best, best_move) = (score, m);
+            }
+            alpha = alpha.max(score);
+        }
+        if best_move != usize::MAX {
+            self.tt.insert(Entry {
+                key,
+                depth,
+                score: best,
+                bound: Bound::Exact,
+                best: best_move as u16,
+            });
+        }
+        (best_move, best)
+    }
+}
+
+/// The alpha-beta player's move: iterative deepening to `max_depth`, or until the deadline
+/// (the deepest completed iteration counts). Two players only.
+pub fn alphabeta_move<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    max_depth: i32,
+    deadline: Option<Instant>,
+) -> (usize, i32, u64) {
+    let mut s = Searcher::new(geo, cfg, true, deadline, 16);
+    let legal = legal_mask(geo, cfg.rules, pos);
+    let mut chosen = (legal.nth(0), 0);
+    for depth in 1..=max_depth.max(1) {
+        let (m, score) = s.root(pos, depth);
+        if s.stopped || m == usize::MAX {
+            break;
+        }
+        chosen = (m, score);
+        if score.abs() > PROVEN {
+            break; // a forced result: deeper search cannot change the decision
+        }
+    }
+    (chosen.0, chosen.1, s.nodes)
+}

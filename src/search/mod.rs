@@ -1,0 +1,20 @@
+//! Game-tree search for two players: Zobrist hashing, an iterative-deepening negamax with a
+//! transposition table (the alpha-beta player), and the exact solver built on the same search.
+//!
+//! Scores are from the point of view of the player to move. A won game scores
+//! `WIN - plies to the win` (so the winner prefers the shortest win and the loser the longest
+//! resistance); positions at the search horizon score the evaluation (alpha-beta) or 0,
+//! "unknown" (the solver).
+
+mod alphabeta;
+mod solver;
+mod table;
+mod zobrist;
+
+pub use alphabeta::{alphabeta_move, evaluate, Searcher};
+pub use solver::{solve, Solution};
+pub use zobrist::zobrist;
+
+pub const WIN: i32 = 1_000_000;
+/// Scores beyond this are proven wins or losses.
+pub const PROVEN: i32 = WIN - 100_000;
