@@ -1,9 +1,9 @@
 //! Native random playouts from the command line, without Python:
 //! `cargo run --release --example playouts -- 8 8 classic 100000 [threads]`.
 
-use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::Instant;
 
+use colorwars::control::Control;
 use colorwars::simulate::{parse_player, simulate, SimSpec};
 use colorwars::{Config, Rules};
 
@@ -28,8 +28,8 @@ fn main() {
         .build()
         .expect("pool");
     let t = Instant::now();
-    let out =
-        pool.install(|| simulate(&spec, 0, games, &AtomicU64::new(0), &AtomicBool::new(false)));
+    let out = pool
+        .install(|| simulate(&spec, 0, games, &Control::new()).expect("memory for the results"));
     let dt = t.elapsed().as_secs_f64();
     let plies: u64 = out.games.iter().map(|g| u64::from(g.plies)).sum();
     let waves: u64 = out.games.iter().map(|g| u64::from(g.waves)).sum();

@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use colorwars::board::{Geometry, Position};
+use colorwars::control::Control;
 use colorwars::search::solve;
 use colorwars::{Config, Rules};
 
@@ -20,7 +21,14 @@ fn main() {
     );
     let geo = Geometry::<u64>::new(cfg.width, cfg.height);
     let t = Instant::now();
-    match solve(&geo, &cfg, &Position::start(&cfg), max_depth) {
+    let found = solve(
+        &geo,
+        &cfg,
+        &Position::start(&cfg),
+        max_depth,
+        &Control::new(),
+    );
+    match found.expect("memory for the transposition table") {
         Some(s) => println!(
             "{width}x{height} {}: player {} wins in {} plies; {} positions, {:.2} s; line {:?}",
             rules.name(),

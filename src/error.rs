@@ -23,6 +23,8 @@ pub enum Error {
     GameOver { winner: u8 },
     /// Notation that does not parse, or that describes an impossible position.
     InvalidPosition(String),
+    /// A request whose memory could not be had (the binding raises `MemoryError`).
+    OutOfMemory(String),
 }
 
 impl fmt::Display for Error {
@@ -54,6 +56,7 @@ impl fmt::Display for Error {
                 "illegal move: the game is over (player {winner} has won); no move is allowed"
             ),
             Error::InvalidPosition(msg) => write!(f, "invalid position: {msg}"),
+            Error::OutOfMemory(what) => write!(f, "not enough memory for {what}"),
         }
     }
 }
@@ -61,3 +64,24 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {}
 
 pub type Result<T> = core::result::Result<T, Error>;
+
+/// A vector of `len` copies of `value`, or `Error::OutOfMemory` naming `what` (never an
+/// abort: a caller's number must not size an allocation unchecked).
+pub fn try_vec<T: Clone>(len: usize, value: T, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| Error::OutOfMemory(format!("{what} ({len} items)")))?;
+    v.resize(len, value);
+    Ok(v)
+}
+
+/// Grows `v` by one item without aborting on a failed allocation.
+#[inline]
+pub fn try_push<T>(v: &mut Vec<T>, item: T, what: &str) -> Result<()> {
+    if v.len() == v.capacity() {
+        v.try_reserve(v.len().max(16))
+            .map_err(|_| Error::OutOfMemory(what.to_string()))?;
+    }
+    v.push(item);
+    Ok(())
+}

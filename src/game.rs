@@ -40,6 +40,16 @@ impl<B: Bits> Game<B> {
         }
     }
 
+    /// The same position with no history (nothing to undo).
+    pub fn without_history(&self) -> Self {
+        Game {
+            cfg: self.cfg,
+            geo: self.geo,
+            pos: self.pos,
+            history: Vec::new(),
+        }
+    }
+
     pub fn cfg(&self) -> &Config {
         &self.cfg
     }
@@ -358,6 +368,11 @@ impl From<Game<Wide<16>>> for AnyGame {
 }
 
 impl AnyGame {
+    /// A copy of the position alone, with no history (what a search needs).
+    pub fn without_history(&self) -> Self {
+        with_game!(self, g => g.without_history().into())
+    }
+
     pub fn new(cfg: Config) -> Self {
         with_storage!(cfg.cells(), B => Game::<B>::new(cfg).into())
     }

@@ -11,6 +11,7 @@ pub mod ai;
 pub mod bits;
 pub mod board;
 pub mod cascade;
+pub mod control;
 pub mod error;
 pub mod game;
 pub mod notation;

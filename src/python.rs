@@ -1,26 +1,29 @@
-//! The Python binding (`colorwars._core`): converts types, maps errors, releases the GIL for
-//! long work. No rules live here.
+//! The Python binding (`colorwars._core`): converts types, maps errors and releases the GIL
+//! for long work, which runs under `control::watch` so that Ctrl-C stops it. No rules, no
+//! validation policy and no progress logic live here: the Python layer checks every argument
+//! (`colorwars._validate`), the core checks them again and does the work.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1};
-use pyo3::exceptions::{PyIndexError, PyRuntimeError};
+use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyString};
 
 use crate::ai::{choose_move, MatchSpec, Player};
+use crate::control::{watch, Control};
 use crate::error::Error;
 use crate::game::AnyGame;
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
 use crate::rng::game_rng;
 use crate::rules::{Config, Rules};
 use crate::search::zobrist;
-use crate::simulate::{parse_player, SimOutput, SimSpec};
+use crate::simulate::{parse_player, GameSummary, SimOutput, SimSpec};
 use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
 use crate::with_game;
 
 // The Python classes of the core errors (all `ValueError`s), imported once on first use.
+pyo3::import_exception!(colorwars.errors, ConfigError);
 pyo3::import_exception!(colorwars.errors, InvalidSizeError);
 pyo3::import_exception!(colorwars.errors, InvalidPlayersError);
 pyo3::import_exception!(colorwars.errors, InvalidRulesError);
@@ -29,8 +32,9 @@ pyo3::import_exception!(colorwars.errors, InvalidMoveError);
 pyo3::import_exception!(colorwars.errors, IllegalMoveError);
 pyo3::import_exception!(colorwars.errors, GameOverError);
 pyo3::import_exception!(colorwars.errors, InvalidPositionError);
+pyo3::import_exception!(colorwars.errors, InvalidIndexError);
 
-/// A core error raises its `colorwars.errors` class.
+/// A core error raises its `colorwars.errors` class (`MemoryError` for memory).
 impl From<Error> for PyErr {
     fn from(e: Error) -> PyErr {
         let msg = e.to_string();
@@ -45,12 +49,159 @@ impl From<Error> for PyErr {
             Error::IllegalMove { .. } => IllegalMoveError::new_err(msg),
             Error::GameOver { .. } => GameOverError::new_err(msg),
             Error::InvalidPosition(_) => InvalidPositionError::new_err(msg),
+            Error::OutOfMemory(_) => PyMemoryError::new_err(msg),
         }
     }
 }
 
-fn rules_of(opening: &str, burst: &str) -> PyResult<Rules> {
-    Rules::from_axes(opening, burst).map_err(PyErr::from)
+/// A game configuration, read from the attributes of `colorwars.rules.GameConfig` (checked
+/// again here by `Config::new`).
+#[derive(FromPyObject)]
+struct GameConfig {
+    width: i64,
+    height: i64,
+    players: i64,
+    opening: String,
+    burst: String,
+    first: i64,
+}
+
+impl GameConfig {
+    fn check(&self) -> PyResult<Config> {
+        let rules = Rules::from_axes(&self.opening, &self.burst)?;
+        Ok(Config::new(
+            self.width,
+            self.height,
+            self.players,
+            rules,
+            self.first,
+        )?)
+    }
+}
+
+/// A player, read from the attributes of `colorwars.players.NativeSpec`.
+#[derive(FromPyObject)]
+struct PlayerSpec {
+    kind: String,
+    simulations: u32,
+    depth: i32,
+    seconds: Option<f64>,
+    c: f64,
+    threads: usize,
+    greedy: f64,
+}
+
+impl PlayerSpec {
+    fn check(&self, cfg: &Config) -> PyResult<Player> {
+        let time = match self.seconds {
+            Some(t) if !(t.is_finite() && t > 0.0 && t <= 1e6) => {
+                return Err(Error::InvalidPolicy(format!(
+                    "time budget {t}: expected seconds from 0 to 1e6"
+                ))
+                .into());
+            }
+            Some(t) => Some(Duration::from_secs_f64(t)),
+            None => None,
+        };
+        let player = match self.kind.as_str() {
+            "random" => Player::Random,
+            "greedy" => Player::Greedy,
+            "mcts" => Player::Mcts {
+                simulations: self.simulations,
+                time,
+                c: self.c,
+                threads: self.threads,
+                greedy: self.greedy,
+            },
+            "alphabeta" => Player::AlphaBeta {
+                depth: self.depth,
+                time,
+            },
+            other => {
+                return Err(Error::InvalidPolicy(format!(
+                    "unknown player {other:?}; allowed are random, greedy, mcts, alphabeta"
+                ))
+                .into());
+            }
+        };
+        player.check(cfg)?;
+        Ok(player)
+    }
+}
+
+/// Text from Python as UTF-8; text that cannot be (lone surrogates) is an error of `what`.
+fn utf8<'a>(
+    text: &'a Bound<'_, PyString>,
+    what: fn(String) -> Error,
+) -> PyResult<std::borrow::Cow<'a, str>> {
+    text.to_cow()
+        .map_err(|_| what("the text is not valid Unicode (a lone surrogate?)".into()).into())
+}
+
+/// The most threads a call may start (one limit everywhere; 0 means one per core).
+const MAX_THREADS: usize = 256;
+
+fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
+    if threads > MAX_THREADS {
+        return Err(ConfigError::new_err(format!(
+            "invalid thread count {threads}: expected a whole number from 0 to {MAX_THREADS}"
+        )));
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads) // 0: rayon's default, one per core
+        .build()
+        .map_err(|e| ConfigError::new_err(format!("cannot start {threads} threads: {e}")))
+}
+
+/// Seat lists must name one player per seat.
+fn one_per_seat(given: usize, cfg: &Config) -> PyResult<()> {
+    if given == cfg.players {
+        return Ok(());
+    }
+    let msg = format!(
+        "{given} players given for {} seats: give one per seat",
+        cfg.players
+    );
+    Err(Error::InvalidPolicy(msg).into())
+}
+
+/// Runs long native work with the GIL released under `control::watch`: every `interval`
+/// seconds this thread takes the GIL briefly to notice Ctrl-C and to call `progress(done)`.
+/// Ctrl-C (or an exception in `progress`) cancels the work and is raised. Returns the work's
+/// output and seconds.
+fn watched<T, W>(
+    py: Python<'_>,
+    progress: Option<&Py<PyAny>>,
+    interval: f64,
+    work: W,
+) -> PyResult<(T, f64)>
+where
+    T: Send,
+    W: FnOnce(&Control) -> T + Send,
+{
+    let interval = if interval.is_finite() {
+        interval.clamp(0.001, 3600.0)
+    } else {
+        0.1
+    };
+    let run = py.detach(|| {
+        watch(Duration::from_secs_f64(interval), work, |done| {
+            Python::attach(|py| {
+                py.check_signals()?;
+                if let Some(cb) = progress {
+                    cb.call1(py, (done,))?;
+                }
+                Ok::<(), PyErr>(())
+            })
+        })
+    });
+    if let Some(e) = run.failure {
+        return Err(e);
+    }
+    if let Some(cb) = progress {
+        cb.call1(py, (run.done,))?;
+    }
+    Ok((run.out, run.seconds))
 }
 
 /// The native engine's game; `colorwars.Game` wraps it with the friendly API.
@@ -63,24 +214,15 @@ pub struct NativeGame {
 #[pymethods]
 impl NativeGame {
     #[new]
-    #[pyo3(signature = (width, height, players, opening, burst, first))]
-    fn new(
-        width: i64,
-        height: i64,
-        players: i64,
-        opening: &str,
-        burst: &str,
-        first: i64,
-    ) -> PyResult<Self> {
-        let cfg = config(width, height, players, opening, burst, first)?;
+    fn new(config: GameConfig) -> PyResult<Self> {
         Ok(NativeGame {
-            inner: AnyGame::new(cfg),
+            inner: AnyGame::new(config.check()?),
         })
     }
 
     #[staticmethod]
-    fn from_text(text: &str) -> PyResult<Self> {
-        let setup = parse_position(text)?;
+    fn from_text(text: &Bound<'_, PyString>) -> PyResult<Self> {
+        let setup = parse_position(&utf8(text, Error::InvalidPosition)?)?;
         let inner = AnyGame::from_setup(&setup)?;
         Ok(NativeGame { inner })
     }
@@ -161,9 +303,9 @@ impl NativeGame {
     }
 
     fn pop(&mut self) -> PyResult<usize> {
-        self.inner
-            .pop()
-            .ok_or_else(|| PyIndexError::new_err("pop from a game with no moves to undo"))
+        self.inner.pop().ok_or_else(|| {
+            InvalidIndexError::new_err("nothing to undo: no move has been played on this game")
+        })
     }
 
     fn moves(&self) -> Vec<usize> {
@@ -195,9 +337,13 @@ impl NativeGame {
             .collect()
     }
 
-    fn parse_cell(&self, name: &str) -> PyResult<usize> {
+    fn parse_cell(&self, name: &Bound<'_, PyString>) -> PyResult<usize> {
         let cfg = self.inner.cfg();
-        parse_cell(name, cfg.width, cfg.height).map_err(PyErr::from)
+        Ok(parse_cell(
+            &utf8(name, Error::InvalidMove)?,
+            cfg.width,
+            cfg.height,
+        )?)
     }
 
     fn cell_name(&self, cell: i64) -> PyResult<String> {
@@ -212,41 +358,6 @@ impl NativeGame {
     }
 }
 
-fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads) // 0: rayon's default, one per core
-        .build()
-        .map_err(|e| {
-            PyErr::from(Error::InvalidPolicy(format!(
-                "cannot start {threads} threads: {e}"
-            )))
-        })
-}
-
-/// Seat lists must name one player (or policy) per seat.
-fn one_per_seat(given: usize, cfg: &Config) -> PyResult<()> {
-    if given == cfg.players {
-        return Ok(());
-    }
-    let msg = format!(
-        "{given} players or policies given for {} seats: give one per seat",
-        cfg.players
-    );
-    Err(PyErr::from(Error::InvalidPolicy(msg)))
-}
-
-fn config(
-    width: i64,
-    height: i64,
-    players: i64,
-    opening: &str,
-    burst: &str,
-    first: i64,
-) -> PyResult<Config> {
-    let rules = rules_of(opening, burst)?;
-    Config::new(width, height, players, rules, first).map_err(PyErr::from)
-}
-
 /// The arrays of a simulation run, by name (numpy arrays), plus `elapsed` (seconds in the
 /// native loop) and `complete` (false when interrupted).
 type SimArrays<'py> = Bound<'py, PyDict>;
@@ -255,16 +366,11 @@ type SimArrays<'py> = Bound<'py, PyDict>;
 /// `progress(done)` is called from this thread about every `interval` seconds; Ctrl-C (or an
 /// exception in `progress`) stops the run and is raised.
 #[pyfunction]
-#[pyo3(signature = (width, height, players, opening, burst, first, policies, seed, games, start=0, threads=0, max_plies=None, record=false, progress=None, interval=0.1))]
+#[pyo3(signature = (config, policies, seed, games, start=0, threads=0, max_plies=None, record=false, progress=None, interval=0.1))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
-    width: i64,
-    height: i64,
-    players: i64,
-    opening: &str,
-    burst: &str,
-    first: i64,
+    config: GameConfig,
     policies: Vec<String>,
     seed: u64,
     games: usize,
@@ -275,7 +381,7 @@ fn simulate<'py>(
     progress: Option<Py<PyAny>>,
     interval: f64,
 ) -> PyResult<SimArrays<'py>> {
-    let cfg = config(width, height, players, opening, burst, first)?;
+    let cfg = config.check()?;
     one_per_seat(policies.len(), &cfg)?;
     let mut seats = [Player::Random; 8];
     for (seat, name) in seats.iter_mut().zip(&policies) {
@@ -289,108 +395,46 @@ fn simulate<'py>(
         record,
     };
     let pool = pool(threads)?;
-    let (out, elapsed) = run_watched(py, &pool, progress, interval, |done, cancel| {
-        crate::simulate::simulate(&spec, start, games, done, cancel)
+    let (out, elapsed) = watched(py, progress.as_ref(), interval, |control| {
+        pool.install(|| crate::simulate::simulate(&spec, start, games, control))
     })?;
-    output_arrays(py, &out, elapsed, record)
+    output_arrays(py, out?, elapsed, record)
 }
 
-/// Runs `work` on `pool` with the GIL released, waking every `interval` seconds (or when the
-/// work ends) to call `progress(done)` and to notice Ctrl-C; either an exception there or
-/// Ctrl-C cancels the work and is raised. Returns the work's output and its seconds.
-fn run_watched<F>(
-    py: Python<'_>,
-    pool: &rayon::ThreadPool,
-    progress: Option<Py<PyAny>>,
-    interval: f64,
-    work: F,
-) -> PyResult<(SimOutput, f64)>
-where
-    F: FnOnce(&AtomicU64, &AtomicBool) -> SimOutput + Send,
-{
-    let done = AtomicU64::new(0);
-    let cancel = AtomicBool::new(false);
-    let interval = Duration::from_secs_f64(interval.clamp(0.001, 3600.0));
-    let (result, failure) = py.detach(|| {
-        std::thread::scope(|scope| {
-            let (finished, wait) = std::sync::mpsc::channel::<()>();
-            let worker = scope.spawn(|| {
-                let t = Instant::now();
-                let out = pool.install(|| work(&done, &cancel));
-                let elapsed = t.elapsed().as_secs_f64();
-                drop(finished); // wakes the waiting loop below at once
-                (out, elapsed)
-            });
-            let mut failure: Option<PyErr> = None;
-            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(interval)
-            {
-                if failure.is_some() {
-                    continue;
-                }
-                // Signals (Ctrl-C) and the progress callback need the GIL, briefly.
-                Python::attach(|py| {
-                    let result = py.check_signals().and_then(|()| match &progress {
-                        Some(cb) => cb.call1(py, (done.load(Ordering::Relaxed),)).map(drop),
-                        None => Ok(()),
-                    });
-                    if let Err(e) = result {
-                        cancel.store(true, Ordering::Relaxed);
-                        failure = Some(e);
-                    }
-                });
-            }
-            (worker.join(), failure)
-        })
-    });
-    let Ok((out, elapsed)) = result else {
-        return Err(PyRuntimeError::new_err(
-            "the simulation thread failed unexpectedly",
-        ));
-    };
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    if let Some(cb) = &progress {
-        cb.call1(py, (done.load(Ordering::Relaxed),))?;
-    }
-    Ok((out, elapsed))
+/// A numpy array of one field of every game (its memory reserved without aborting).
+fn column<'py, T: numpy::Element>(
+    py: Python<'py>,
+    games: &[GameSummary],
+    field: impl Fn(&GameSummary) -> T,
+) -> PyResult<Bound<'py, PyArray1<T>>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(games.len())
+        .map_err(|_| Error::OutOfMemory("the results' arrays".into()))?;
+    v.extend(games.iter().map(field));
+    Ok(PyArray1::from_vec(py, v))
 }
 
 /// The per-game arrays of a run, as numpy arrays in a dict.
-fn output_arrays<'py>(
-    py: Python<'py>,
-    out: &SimOutput,
+fn output_arrays(
+    py: Python<'_>,
+    out: SimOutput,
     elapsed: f64,
     record: bool,
-) -> PyResult<SimArrays<'py>> {
+) -> PyResult<SimArrays<'_>> {
     let d = PyDict::new(py);
     let g = &out.games;
-    d.set_item(
-        "winners",
-        PyArray1::from_iter(py, g.iter().map(|x| x.winner)),
-    )?;
-    d.set_item(
-        "plies",
-        PyArray1::from_iter(py, g.iter().map(|x| x.plies as i32)),
-    )?;
-    d.set_item(
-        "waves",
-        PyArray1::from_iter(py, g.iter().map(|x| x.waves as i32)),
-    )?;
+    d.set_item("winners", column(py, g, |x| x.winner)?)?;
+    d.set_item("plies", column(py, g, |x| x.plies as i32)?)?;
+    d.set_item("waves", column(py, g, |x| x.waves as i32)?)?;
     d.set_item(
         "longest_cascade",
-        PyArray1::from_iter(py, g.iter().map(|x| x.longest_cascade as i32)),
+        column(py, g, |x| x.longest_cascade as i32)?,
     )?;
-    d.set_item(
-        "first_moves",
-        PyArray1::from_iter(py, g.iter().map(|x| i32::from(x.first_move))),
-    )?;
+    d.set_item("first_moves", column(py, g, |x| i32::from(x.first_move))?)?;
     if record {
-        d.set_item("moves", PyArray1::from_slice(py, &out.moves))?;
-        d.set_item(
-            "offsets",
-            PyArray1::from_iter(py, out.offsets.iter().map(|&o| o as i64)),
-        )?;
+        let offsets: Vec<i64> = out.offsets.iter().map(|&o| o as i64).collect();
+        d.set_item("moves", PyArray1::from_vec(py, out.moves))?;
+        d.set_item("offsets", PyArray1::from_vec(py, offsets))?;
     }
     d.set_item("elapsed", elapsed)?;
     d.set_item("complete", out.complete)?;
@@ -401,14 +445,33 @@ fn illegal_mode(name: &str) -> PyResult<Illegal> {
     match name {
         "raise" => Ok(Illegal::Raise),
         "lose" => Ok(Illegal::Lose),
-        _ => Err(PyErr::from(Error::InvalidPolicy(format!(
-            "unknown illegal-action mode {name:?}; allowed are \"raise\" and \"lose\""
-        )))),
+        _ => Err(ConfigError::new_err(format!(
+            "invalid illegal {name:?}: allowed are 'raise' and 'lose'"
+        ))),
     }
 }
 
-/// The native batch of environments; `colorwars.VectorEnv` wraps it. It owns its output
-/// arrays and rewrites them in place on every `reset` and `step`.
+/// The output buffers of a batch of environments, allocated by the Python layer (so that a
+/// request too large for memory is numpy's `MemoryError`, never an abort here) and read from
+/// the attributes of the object passed to `NativeVecEnv`.
+#[derive(FromPyObject)]
+struct EnvBuffers {
+    obs: Py<PyArray4<u8>>,
+    mask: Py<PyArray2<u8>>,
+    to_move: Py<PyArray1<i8>>,
+    rewards: Py<PyArray1<f32>>,
+    seat_rewards: Py<PyArray2<f32>>,
+    terminated: Py<PyArray1<u8>>,
+    truncated: Py<PyArray1<u8>>,
+    winner: Py<PyArray1<i8>>,
+    episode_plies: Py<PyArray1<u32>>,
+    illegal_actions: Py<PyArray1<u8>>,
+    actions: Py<PyArray1<i64>>,
+    final_obs: Py<PyArray4<u8>>,
+}
+
+/// The native batch of environments; `colorwars.VectorEnv` wraps it. It rewrites its output
+/// arrays in place on every `reset` and `step`.
 #[pyclass(module = "colorwars._core", name = "NativeVecEnv")]
 pub struct NativeVecEnv {
     env: AnyVecEnv,
@@ -440,6 +503,20 @@ pub struct NativeVecEnv {
     final_obs: Py<PyArray4<u8>>,
 }
 
+/// Checks that a buffer has the shape the batch needs and is writable C-contiguous memory.
+fn buffer_shape(name: &str, array: &Bound<'_, PyAny>, shape: &[usize]) -> PyResult<()> {
+    let flags = array.getattr("flags")?;
+    let ok = array.getattr("shape")?.extract::<Vec<usize>>()? == shape
+        && flags.getattr("c_contiguous")?.extract::<bool>()?
+        && flags.getattr("writeable")?.extract::<bool>()?;
+    if !ok {
+        return Err(ConfigError::new_err(format!(
+            "buffer {name}: expected a writable C-contiguous array of shape {shape:?}"
+        )));
+    }
+    Ok(())
+}
+
 /// Borrows every output array mutably and runs `f` on the buffers with the GIL released.
 macro_rules! with_buffers {
     ($self:ident, $py:ident, |$b:ident| $body:expr) => {{
@@ -454,6 +531,7 @@ macro_rules! with_buffers {
         let mut eplies = $self.episode_plies.bind($py).readwrite();
         let mut illegal = $self.illegal_actions.bind($py).readwrite();
         let mut fin = $self.final_obs.bind($py).readwrite();
+        // Contiguity and shapes were checked when the buffers were handed in.
         let mut $b = Buffers {
             obs: obs.as_slice_mut().expect("contiguous"),
             mask: mask.as_slice_mut().expect("contiguous"),
@@ -474,42 +552,66 @@ macro_rules! with_buffers {
 #[pymethods]
 impl NativeVecEnv {
     #[new]
-    #[pyo3(signature = (num_envs, width, height, players, opening, burst, first, max_plies, threads, illegal))]
-    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (config, num_envs, max_plies, threads, illegal, buffers))]
     fn new(
         py: Python<'_>,
+        config: GameConfig,
         num_envs: usize,
-        width: i64,
-        height: i64,
-        players: i64,
-        opening: &str,
-        burst: &str,
-        first: i64,
         max_plies: Option<u32>,
         threads: usize,
         illegal: &str,
+        buffers: EnvBuffers,
     ) -> PyResult<Self> {
-        let cfg = config(width, height, players, opening, burst, first)?;
-        let (b, p, h, w) = (num_envs, cfg.players, cfg.height, cfg.width);
+        let cfg = config.check()?;
+        let (b, p, n) = (num_envs, cfg.players, cfg.cells());
+        let (h, w) = (cfg.height, cfg.width);
+        let b_ = &buffers;
+        for (name, array, shape) in [
+            ("obs", b_.obs.bind(py).as_any(), vec![b, p, h, w]),
+            ("mask", b_.mask.bind(py).as_any(), vec![b, n]),
+            ("to_move", b_.to_move.bind(py).as_any(), vec![b]),
+            ("rewards", b_.rewards.bind(py).as_any(), vec![b]),
+            (
+                "seat_rewards",
+                b_.seat_rewards.bind(py).as_any(),
+                vec![b, p],
+            ),
+            ("terminated", b_.terminated.bind(py).as_any(), vec![b]),
+            ("truncated", b_.truncated.bind(py).as_any(), vec![b]),
+            ("winner", b_.winner.bind(py).as_any(), vec![b]),
+            ("episode_plies", b_.episode_plies.bind(py).as_any(), vec![b]),
+            (
+                "illegal_actions",
+                b_.illegal_actions.bind(py).as_any(),
+                vec![b],
+            ),
+            ("actions", b_.actions.bind(py).as_any(), vec![b]),
+            (
+                "final_obs",
+                b_.final_obs.bind(py).as_any(),
+                vec![b, p, h, w],
+            ),
+        ] {
+            buffer_shape(name, array, &shape)?;
+        }
         Ok(NativeVecEnv {
-            env: AnyVecEnv::new(cfg, num_envs, max_plies),
+            env: AnyVecEnv::new(cfg, num_envs, max_plies)?,
             pool: pool(threads)?,
             illegal: illegal_mode(illegal)?,
-            obs: PyArray4::zeros(py, [b, p, h, w], false).unbind(),
-            mask: PyArray2::zeros(py, [b, h * w], false).unbind(),
-            to_move: PyArray1::zeros(py, b, false).unbind(),
-            rewards: PyArray1::zeros(py, b, false).unbind(),
-            seat_rewards: PyArray2::zeros(py, [b, p], false).unbind(),
-            terminated: PyArray1::zeros(py, b, false).unbind(),
-            truncated: PyArray1::zeros(py, b, false).unbind(),
-            winner: PyArray1::zeros(py, b, false).unbind(),
-            episode_plies: PyArray1::zeros(py, b, false).unbind(),
-            illegal_actions: PyArray1::zeros(py, b, false).unbind(),
-            actions: PyArray1::zeros(py, b, false).unbind(),
-            final_obs: PyArray4::zeros(py, [b, p, h, w], false).unbind(),
+            obs: buffers.obs,
+            mask: buffers.mask,
+            to_move: buffers.to_move,
+            rewards: buffers.rewards,
+            seat_rewards: buffers.seat_rewards,
+            terminated: buffers.terminated,
+            truncated: buffers.truncated,
+            winner: buffers.winner,
+            episode_plies: buffers.episode_plies,
+            illegal_actions: buffers.illegal_actions,
+            actions: buffers.actions,
+            final_obs: buffers.final_obs,
         })
     }
-
     #[getter]
     fn num_envs(&self) -> usize {
         self.env.num_envs()
@@ -525,11 +627,9 @@ impl NativeVecEnv {
     /// "raise" mode an illegal action raises and nothing changes.
     fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
         let n = self.env.num_envs();
-        let actions = actions.as_slice().map_err(|_| {
-            PyErr::from(Error::InvalidMove(
-                "actions must be a contiguous array".into(),
-            ))
-        })?;
+        let actions = actions
+            .as_slice()
+            .map_err(|_| Error::InvalidMove("actions must be a contiguous array".into()))?;
         if actions.len() != n {
             return Err(PyErr::from(Error::InvalidMove(format!(
                 "{} actions for {n} environments: give one per environment",
@@ -573,7 +673,7 @@ impl NativeVecEnv {
     /// Environment `i`'s board: (counts, owners, to_move, ply).
     fn snapshot(&self, py: Python<'_>, i: usize) -> PyResult<(Vec<u32>, Vec<i8>, usize, u32)> {
         if i >= self.env.num_envs() {
-            return Err(PyIndexError::new_err(format!(
+            return Err(InvalidIndexError::new_err(format!(
                 "environment {i} does not exist (there are {})",
                 self.env.num_envs()
             )));
@@ -584,80 +684,40 @@ impl NativeVecEnv {
     }
 }
 
-/// A player from Python: (kind, simulations, depth, seconds, c, threads, greedy share).
-type SeatArgs = (String, u32, i32, Option<f64>, f64, usize, f64);
-
-fn player_of(cfg: &Config, seat: &SeatArgs) -> PyResult<Player> {
-    let (kind, simulations, depth, seconds, c, threads, greedy) = seat;
-    let time = match seconds {
-        Some(t) if !(t.is_finite() && *t > 0.0 && *t < 1e6) => {
-            return Err(PyErr::from(Error::InvalidPolicy(format!(
-                "time budget {t}: expected seconds > 0"
-            ))));
-        }
-        Some(t) => Some(Duration::from_secs_f64(*t)),
-        None => None,
-    };
-    let player = match kind.as_str() {
-        "random" => Player::Random,
-        "greedy" => Player::Greedy,
-        "mcts" => Player::Mcts {
-            simulations: *simulations,
-            time,
-            c: *c,
-            threads: *threads,
-            greedy: *greedy,
-        },
-        "alphabeta" => Player::AlphaBeta {
-            depth: *depth,
-            time,
-        },
-        other => {
-            return Err(PyErr::from(Error::InvalidPolicy(format!(
-                "unknown player {other:?}; allowed are random, greedy, mcts, alphabeta"
-            ))));
-        }
-    };
-    player.check(cfg)?;
-    Ok(player)
-}
-
-/// A player's move in a game (GIL released): (cell, simulations or nodes searched).
+/// A player's move in a game: (cell, work done). The search runs on a copy of the position
+/// with the GIL released (the game stays usable from other threads meanwhile), and Ctrl-C
+/// stops it.
 #[pyfunction]
 fn ai_choose(
     py: Python<'_>,
-    game: &NativeGame,
-    seat: SeatArgs,
+    game: &Bound<'_, NativeGame>,
+    player: PlayerSpec,
     seed: u64,
 ) -> PyResult<(usize, u64)> {
-    let cfg = *game.inner.cfg();
-    let player = player_of(&cfg, &seat)?;
-    if let Some(w) = game.inner.winner() {
-        return Err(PyErr::from(Error::GameOver { winner: w as u8 }));
+    let position = game.borrow().inner.without_history();
+    let cfg = *position.cfg();
+    let player = player.check(&cfg)?;
+    if let Some(w) = position.winner() {
+        return Err(Error::GameOver { winner: w as u8 }.into());
     }
-    let inner = &game.inner;
-    Ok(py.detach(|| {
-        with_game!(inner, g => {
+    let (choice, _) = watched(py, None, 0.05, |control| {
+        with_game!(&position, g => {
             let mut rng = game_rng(seed, zobrist(g.pos(), cfg.players));
-            choose_move(g.geo(), &cfg, g.pos(), &player, &mut rng, seed)
+            choose_move(g.geo(), &cfg, g.pos(), &player, &mut rng, seed, control)
         })
-    }))
+    })?;
+    Ok(choice?)
 }
 
 /// Plays games `start .. start + games` between the seats natively (all cores, GIL
 /// released); the same arrays as `simulate`.
 #[pyfunction]
-#[pyo3(signature = (width, height, players, opening, burst, first, seats, games, seed, first_move=None, max_plies=None, threads=0, start=0, record=false, progress=None, interval=0.1))]
+#[pyo3(signature = (config, seats, games, seed, first_move=None, max_plies=None, threads=0, start=0, record=false, progress=None, interval=0.1))]
 #[allow(clippy::too_many_arguments)]
 fn play_match<'py>(
     py: Python<'py>,
-    width: i64,
-    height: i64,
-    players: i64,
-    opening: &str,
-    burst: &str,
-    first: i64,
-    seats: Vec<SeatArgs>,
+    config: GameConfig,
+    seats: Vec<PlayerSpec>,
     games: usize,
     seed: u64,
     first_move: Option<i64>,
@@ -668,11 +728,11 @@ fn play_match<'py>(
     progress: Option<Py<PyAny>>,
     interval: f64,
 ) -> PyResult<SimArrays<'py>> {
-    let cfg = config(width, height, players, opening, burst, first)?;
+    let cfg = config.check()?;
     one_per_seat(seats.len(), &cfg)?;
     let players = seats
         .iter()
-        .map(|s| player_of(&cfg, s))
+        .map(|s| s.check(&cfg))
         .collect::<PyResult<Vec<_>>>()?;
     let game = AnyGame::new(cfg);
     if let Some(m) = first_move {
@@ -686,35 +746,36 @@ fn play_match<'py>(
         record,
     };
     let pool = pool(threads)?;
-    let (out, elapsed) = run_watched(
-        py,
-        &pool,
-        progress,
-        interval,
-        |done, cancel| with_game!(&game, g => crate::ai::play_match(g.geo(), &cfg, &spec, start, games, done, cancel)),
-    )?;
-    output_arrays(py, &out, elapsed, record)
+    let (out, elapsed) = watched(py, progress.as_ref(), interval, |control| {
+        pool.install(|| {
+            with_game!(&game, g => crate::ai::play_match(g.geo(), &cfg, &spec, start, games, control))
+        })
+    })?;
+    output_arrays(py, out?, elapsed, record)
 }
 
-/// Solves a board exactly for two players from the empty board (GIL released):
-/// (winner, plies, line, positions, seconds), or None if not proven within `max_depth`.
+/// Solves a board exactly for two players from the empty board (GIL released, Ctrl-C stops
+/// it): (winner, plies, line, positions, seconds), or None if not proven within `max_depth`.
 #[pyfunction]
-#[pyo3(signature = (width, height, opening, burst, max_depth=200))]
+#[pyo3(signature = (config, max_depth=200))]
 #[allow(clippy::type_complexity)]
 fn solve(
     py: Python<'_>,
-    width: i64,
-    height: i64,
-    opening: &str,
-    burst: &str,
+    config: GameConfig,
     max_depth: i32,
 ) -> PyResult<Option<(usize, u32, Vec<usize>, u64, f64)>> {
-    let cfg = config(width, height, 2, opening, burst, 0)?;
+    let cfg = config.check()?;
+    if cfg.players != 2 {
+        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
+    }
     let game = AnyGame::new(cfg);
-    let t = Instant::now();
-    let solution = py.detach(|| with_game!(&game, g => crate::search::solve(g.geo(), &cfg, g.pos(), max_depth.clamp(1, 10_000))));
-    let seconds = t.elapsed().as_secs_f64();
-    Ok(solution.map(|s| (s.winner, s.plies, s.line, s.positions, seconds)))
+    let (solution, seconds) = watched(
+        py,
+        None,
+        0.05,
+        |control| with_game!(&game, g => crate::search::solve(g.geo(), &cfg, g.pos(), max_depth.clamp(1, 10_000), control)),
+    )?;
+    Ok(solution?.map(|s| (s.winner, s.plies, s.line, s.positions, seconds)))
 }
 
 #[pymodule]

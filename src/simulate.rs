@@ -4,8 +4,6 @@
 //! Reproducibility: game `i` draws all its randomness from `rng::game_rng(seed, i)` alone (see
 //! `rng`), so the games are the same whatever the threads or shards.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -14,7 +12,8 @@ use crate::ai::Player;
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
-use crate::error::{Error, Result};
+use crate::control::Control;
+use crate::error::{try_push, try_vec, Error, Result};
 use crate::rng::game_rng;
 use crate::rules::Config;
 use crate::with_storage;
@@ -107,14 +106,16 @@ pub fn choose<B: Bits>(
     }
 }
 
-/// Plays game `index` of a run from the empty board.
+/// Plays game `index` of a run from the empty board, appending its moves to `moves` when
+/// given. A greedy game (slow on big boards) stops early once `control` is cancelled.
 #[inline]
 pub fn play_game<B: Bits>(
     geo: &Geometry<B>,
     spec: &SimSpec,
     index: u64,
     moves: Option<&mut Vec<u16>>,
-) -> GameSummary {
+    control: &Control,
+) -> Result<GameSummary> {
     let cfg = &spec.cfg;
     let mut rng = game_rng(spec.seed, index);
     let mut pos = Position::<B>::start(cfg);
@@ -129,7 +130,7 @@ pub fn play_game<B: Bits>(
     let mut record = moves;
     while pos.ply < limit {
         let legal = legal_mask(geo, cfg.rules, &pos);
-        if legal.is_zero() {
+        if legal.is_zero() || (!all_random && control.cancelled()) {
             break;
         }
         let player = if all_random {
@@ -142,7 +143,7 @@ pub fn play_game<B: Bits>(
             out.first_move = cell as u16;
         }
         if let Some(m) = record.as_deref_mut() {
-            m.push(cell as u16);
+            try_push(m, cell as u16, "the recorded moves")?;
         }
         let waves = play_unchecked(geo, cfg.rules, cfg.players, &mut pos, cell, &mut ());
         out.waves += waves;
@@ -152,89 +153,88 @@ pub fn play_game<B: Bits>(
     if let Some(w) = pos.winner() {
         out.winner = w as i8;
     }
-    out
+    Ok(out)
 }
 
 /// Games per unit of work handed to a thread; progress is counted per block.
 const BLOCK: usize = 256;
 
-/// Plays games `start .. start + count` of a run on the current rayon pool. `done` counts
-/// finished games as they complete; setting `cancel` makes the run stop early.
-pub fn simulate(
-    spec: &SimSpec,
-    start: u64,
-    count: usize,
-    done: &AtomicU64,
-    cancel: &AtomicBool,
-) -> SimOutput {
-    assert!(
-        spec.seats[..spec.cfg.players]
-            .iter()
-            .all(|p| matches!(p, Player::Random | Player::Greedy)),
-        "the simulation plays random and greedy seats only"
-    );
-    with_storage!(spec.cfg.cells(), B => simulate_on::<B>(spec, start, count, done, cancel))
+/// Plays games `start .. start + count` of a run on the current rayon pool. `control`
+/// counts finished games as they complete; cancelling it makes the run stop early (the output
+/// is then marked incomplete). Memory for the results is reserved up front:
+/// `Error::OutOfMemory` rather than an abort when it cannot be had.
+pub fn simulate(spec: &SimSpec, start: u64, count: usize, control: &Control) -> Result<SimOutput> {
+    if !spec.seats[..spec.cfg.players]
+        .iter()
+        .all(|p| matches!(p, Player::Random | Player::Greedy))
+    {
+        return Err(Error::InvalidPolicy(
+            "the simulation loop plays random and greedy seats only".into(),
+        ));
+    }
+    with_storage!(spec.cfg.cells(), B => simulate_on::<B>(spec, start, count, control))
 }
 
 fn simulate_on<B: Bits>(
     spec: &SimSpec,
     start: u64,
     count: usize,
-    done: &AtomicU64,
-    cancel: &AtomicBool,
-) -> SimOutput {
+    control: &Control,
+) -> Result<SimOutput> {
     let geo = Geometry::<B>::new(spec.cfg.width, spec.cfg.height);
-    let mut games = vec![GameSummary::default(); count];
-    let mut block_moves: Vec<Vec<u16>> = vec![
-        Vec::new();
-        if spec.record {
-            count.div_ceil(BLOCK)
-        } else {
-            0
+    let mut games = try_vec(count, GameSummary::default(), "the games' results")?;
+    let blocks = if spec.record {
+        count.div_ceil(BLOCK)
+    } else {
+        0
+    };
+    let mut block_moves: Vec<Vec<u16>> = try_vec(blocks, Vec::new(), "the recorded moves")?;
+    let mut block_offsets: Vec<Vec<u64>> = try_vec(blocks, Vec::new(), "the recorded moves")?;
+    let run_block = |b: usize,
+                     chunk: &mut [GameSummary],
+                     mut moves: Option<(&mut Vec<u16>, &mut Vec<u64>)>|
+     -> Result<()> {
+        if control.cancelled() {
+            return Ok(());
         }
-    ];
-    let mut block_offsets: Vec<Vec<u64>> = vec![Vec::new(); block_moves.len()];
-    let run_block =
-        |b: usize, chunk: &mut [GameSummary], moves: Option<(&mut Vec<u16>, &mut Vec<u64>)>| {
-            if cancel.load(Ordering::Relaxed) {
-                return;
-            }
-            let first = start + (b * BLOCK) as u64;
-            match moves {
-                None => {
-                    for (j, g) in chunk.iter_mut().enumerate() {
-                        *g = play_game(&geo, spec, first + j as u64, None);
-                    }
-                }
+        let first = start + (b * BLOCK) as u64;
+        for (j, g) in chunk.iter_mut().enumerate() {
+            let index = first + j as u64;
+            *g = match moves.as_mut() {
+                None => play_game(&geo, spec, index, None, control)?,
                 Some((m, offsets)) => {
-                    for (j, g) in chunk.iter_mut().enumerate() {
-                        offsets.push(m.len() as u64);
-                        *g = play_game(&geo, spec, first + j as u64, Some(m));
-                    }
+                    try_push(offsets, m.len() as u64, "the recorded moves")?;
+                    play_game(&geo, spec, index, Some(m), control)?
                 }
-            }
-            done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
-        };
-    if spec.record {
+            };
+        }
+        control.add_done(chunk.len() as u64);
+        Ok(())
+    };
+    let result: Result<()> = if spec.record {
         games
             .par_chunks_mut(BLOCK)
             .zip(block_moves.par_iter_mut().zip(block_offsets.par_iter_mut()))
             .enumerate()
-            .for_each(|(b, (chunk, (m, o)))| run_block(b, chunk, Some((m, o))));
+            .try_for_each(|(b, (chunk, (m, o)))| run_block(b, chunk, Some((m, o))))
     } else {
         games
             .par_chunks_mut(BLOCK)
             .enumerate()
-            .for_each(|(b, chunk)| run_block(b, chunk, None));
-    }
+            .try_for_each(|(b, chunk)| run_block(b, chunk, None))
+    };
+    result?;
     let mut out = SimOutput {
         games,
-        complete: !cancel.load(Ordering::Relaxed),
+        complete: !control.cancelled(),
         ..SimOutput::default()
     };
     if spec.record {
         // Stitch the blocks' move lists together, shifting each block's offsets.
-        out.offsets.reserve(count + 1);
+        let total: usize = block_moves.iter().map(Vec::len).sum();
+        let oom = |_| Error::OutOfMemory("the recorded moves".into());
+        out.offsets.try_reserve_exact(count + 1).map_err(oom)?;
+        out.moves.try_reserve_exact(total).map_err(oom)?;
         for (m, o) in block_moves.iter().zip(&block_offsets) {
             let base = out.moves.len() as u64;
             out.offsets.extend(o.iter().map(|x| x + base));
@@ -242,7 +242,7 @@ fn simulate_on<B: Bits>(
         }
         out.offsets.push(out.moves.len() as u64);
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -273,15 +273,7 @@ mod tests {
             .num_threads(threads)
             .build()
             .unwrap();
-        pool.install(|| {
-            simulate(
-                spec,
-                start,
-                count,
-                &AtomicU64::new(0),
-                &AtomicBool::new(false),
-            )
-        })
+        pool.install(|| simulate(spec, start, count, &Control::new()).unwrap())
     }
 
     #[test]
@@ -380,14 +372,32 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "random and greedy seats only")]
     fn search_seats_are_refused() {
         let mut seats = [Player::Random; 8];
         seats[1] = Player::AlphaBeta {
             depth: 2,
             time: None,
         };
-        run(&spec(4, 4, 2, Rules::CLASSIC, seats, false), 0, 1, 1);
+        let s = spec(4, 4, 2, Rules::CLASSIC, seats, false);
+        let err = simulate(&s, 0, 1, &Control::new()).unwrap_err();
+        assert!(err.to_string().contains("random and greedy seats only"));
+    }
+
+    #[test]
+    fn a_cancelled_run_stops_and_says_so() {
+        let s = spec(32, 32, 8, Rules::CLASSIC, [Player::Greedy; 8], false);
+        let control = Control::new();
+        control.cancel();
+        let out = simulate(&s, 0, 10_000, &control).unwrap();
+        assert!(!out.complete);
+        assert_eq!(control.done(), 0);
+    }
+
+    #[test]
+    fn an_impossible_request_is_an_error_not_an_abort() {
+        let s = spec(5, 5, 2, Rules::COLORWARS, [Player::Random; 8], false);
+        let err = simulate(&s, 0, usize::MAX / 2, &Control::new()).unwrap_err();
+        assert!(matches!(err, Error::OutOfMemory(_)), "{err}");
     }
 
     #[test]

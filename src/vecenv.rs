@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use crate::bits::{Bits, Wide};
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
+use crate::error::{try_vec, Result};
 use crate::rng::game_rng;
 use crate::rules::Config;
 use crate::with_storage;
@@ -80,14 +81,19 @@ pub struct VecEnv<B> {
 }
 
 impl<B: Bits> VecEnv<B> {
-    pub fn new(cfg: Config, num_envs: usize, max_plies: Option<u32>) -> Self {
-        VecEnv {
+    /// `num_envs` games at the start; `Error::OutOfMemory` when their memory cannot be had.
+    pub fn new(cfg: Config, num_envs: usize, max_plies: Option<u32>) -> Result<Self> {
+        let mut rngs = try_vec(num_envs, game_rng(0, 0), "the environments' generators")?;
+        for (i, rng) in rngs.iter_mut().enumerate() {
+            *rng = game_rng(0, i as u64);
+        }
+        Ok(VecEnv {
             cfg,
             geo: Geometry::new(cfg.width, cfg.height),
             max_plies,
-            envs: vec![Position::start(&cfg); num_envs],
-            rngs: (0..num_envs as u64).map(|i| game_rng(0, i)).collect(),
-        }
+            envs: try_vec(num_envs, Position::start(&cfg), "the environments")?,
+            rngs,
+        })
     }
 
     /// Puts every environment at the start; with a seed, reseeds each one's generator
@@ -358,8 +364,8 @@ impl From<VecEnv<Wide<16>>> for AnyVecEnv {
 }
 
 impl AnyVecEnv {
-    pub fn new(cfg: Config, num_envs: usize, max_plies: Option<u32>) -> Self {
-        with_storage!(cfg.cells(), B => VecEnv::<B>::new(cfg, num_envs, max_plies).into())
+    pub fn new(cfg: Config, num_envs: usize, max_plies: Option<u32>) -> Result<Self> {
+        with_storage!(cfg.cells(), B => Ok(VecEnv::<B>::new(cfg, num_envs, max_plies)?.into()))
     }
     pub fn cfg(&self) -> &Config {
         with_env!(self, e => &e.cfg)
@@ -457,7 +463,7 @@ mod tests {
             let cfg = Config::new(w, h, p, rules, 0).unwrap();
             let (b, n) = (300, (w * h) as usize);
             let p = p as usize;
-            let mut env = AnyVecEnv::new(cfg, b, None);
+            let mut env = AnyVecEnv::new(cfg, b, None).unwrap();
             let mut o = Owned::new(b, p, n);
             env.reset(Some(3), &mut o.bufs());
             let mut games: Vec<AnyGame> = (0..b).map(|_| AnyGame::new(cfg)).collect();
@@ -516,7 +522,7 @@ mod tests {
     #[test]
     fn illegal_actions_raise_or_lose() {
         let cfg = Config::new(4, 4, 2, Rules::COLORWARS, 0).unwrap();
-        let mut env = AnyVecEnv::new(cfg, 10, None);
+        let mut env = AnyVecEnv::new(cfg, 10, None).unwrap();
         let mut o = Owned::new(10, 2, 16);
         env.reset(Some(1), &mut o.bufs());
         let mut actions = vec![0i64; 10];
@@ -538,7 +544,7 @@ mod tests {
     #[test]
     fn truncation_resets_without_reward() {
         let cfg = Config::new(8, 8, 2, Rules::CLASSIC, 0).unwrap();
-        let mut env = AnyVecEnv::new(cfg, 4, Some(10));
+        let mut env = AnyVecEnv::new(cfg, 4, Some(10)).unwrap();
         let mut o = Owned::new(4, 2, 64);
         env.reset(None, &mut o.bufs());
         let mut actions = vec![0i64; 4];

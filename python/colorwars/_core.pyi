@@ -1,18 +1,50 @@
 """The native engine (Rust). Use ``colorwars.Game``; this module is its storage and hot loops."""
 
-from collections.abc import Callable
-from typing import Any, final
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, final
 
 import numpy as np
 import numpy.typing as npt
+
+class _Config(Protocol):
+    """What the engine reads of ``colorwars.rules.GameConfig``."""
+
+    @property
+    def width(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def opening(self) -> str: ...
+    @property
+    def burst(self) -> str: ...
+    @property
+    def first(self) -> int: ...
+
+class _Player(Protocol):
+    """What the engine reads of ``colorwars.players.NativeSpec``."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def simulations(self) -> int: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def seconds(self) -> float | None: ...
+    @property
+    def c(self) -> float: ...
+    @property
+    def threads(self) -> int: ...
+    @property
+    def greedy(self) -> float: ...
 
 __all__ = ["NativeGame", "NativeVecEnv", "ai_choose", "play_match", "simulate", "solve"]
 
 @final
 class NativeGame:
-    def __new__(
-        cls, width: int, height: int, players: int, opening: str, burst: str, first: int
-    ) -> NativeGame: ...
+    def __new__(cls, config: _Config) -> NativeGame: ...
     @staticmethod
     def from_text(text: str) -> NativeGame: ...
     def to_text(self) -> str: ...
@@ -52,13 +84,8 @@ class NativeGame:
     def cell_name(self, cell: int) -> str: ...
 
 def simulate(
-    width: int,
-    height: int,
-    players: int,
-    opening: str,
-    burst: str,
-    first: int,
-    policies: list[str],
+    config: _Config,
+    policies: Sequence[str],
     seed: int,
     games: int,
     start: int = 0,
@@ -73,16 +100,12 @@ def simulate(
 class NativeVecEnv:
     def __new__(
         cls,
+        config: _Config,
         num_envs: int,
-        width: int,
-        height: int,
-        players: int,
-        opening: str,
-        burst: str,
-        first: int,
         max_plies: int | None,
         threads: int,
         illegal: str,
+        buffers: Any,
     ) -> NativeVecEnv: ...
     @property
     def num_envs(self) -> int: ...
@@ -115,17 +138,10 @@ class NativeVecEnv:
     def sample_legal(self) -> npt.NDArray[np.int64]: ...
     def snapshot(self, i: int) -> tuple[list[int], list[int], int, int]: ...
 
-_SeatArgs = tuple[str, int, int, float | None, float, int, float]
-
-def ai_choose(game: NativeGame, seat: _SeatArgs, seed: int) -> tuple[int, int]: ...
+def ai_choose(game: NativeGame, player: _Player, seed: int) -> tuple[int, int]: ...
 def play_match(
-    width: int,
-    height: int,
-    players: int,
-    opening: str,
-    burst: str,
-    first: int,
-    seats: list[_SeatArgs],
+    config: _Config,
+    seats: Sequence[_Player],
     games: int,
     seed: int,
     first_move: int | None = None,
@@ -137,5 +153,5 @@ def play_match(
     interval: float = 0.1,
 ) -> dict[str, Any]: ...
 def solve(
-    width: int, height: int, opening: str, burst: str, max_depth: int = 200
+    config: _Config, max_depth: int = 200
 ) -> tuple[int, int, list[int], int, float] | None: ...

@@ -37,6 +37,7 @@ from colorwars.errors import (
     InvalidPlayersError,
     InvalidPolicyError,
     InvalidSizeError,
+    show,
 )
 from colorwars.rules import GameConfig, RulesLike, resolve
 
@@ -56,8 +57,10 @@ __all__ = [
     "MAX_GAMES",
     "MAX_SIDE",
     "MAX_THREADS",
+    "choice",
     "config",
     "fail",
+    "flag",
     "games",
     "max_plies",
     "memory",
@@ -70,18 +73,6 @@ __all__ = [
     "threads",
     "whole",
 ]
-
-
-def show(value: object) -> str:
-    """A short, safe description of a caller's value for an error message: never huge, never
-    raising (a 5000-digit int cannot even be turned into text by default)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
-        return f"a {value.bit_length()}-bit whole number"
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<{type(value).__name__} object>"
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _bound(n: int) -> str:
@@ -213,6 +204,20 @@ def seconds(value: object) -> float | None:
     if t <= 0:
         fail(InvalidPolicyError, "time", value, "expected seconds > 0, or None")
     return t
+
+
+def flag(value: object, what: str) -> bool:
+    """A yes/no argument: ``True`` or ``False`` (numpy bools too), nothing else."""
+    if not isinstance(value, bool | np.bool_):
+        fail(ConfigError, what, value, "expected True or False")
+    return bool(value)
+
+
+def choice(value: object, what: str, allowed: tuple[str, ...]) -> str:
+    """One of a few names."""
+    if not isinstance(value, str) or value not in allowed:
+        fail(ConfigError, what, value, "allowed are " + ", ".join(repr(a) for a in allowed))
+    return value
 
 
 def memory_limit() -> int:

@@ -87,9 +87,10 @@ def match(
         first_move = opening.cell(first_move)
         opening.play(first_move)  # IllegalMoveError if no first move may go there
     check.memory(games * GAME_BYTES, f"a match of {games:,} games")
+    config = check.config(width, height, len(players), r)
     return _core.play_match(
-        width, height, len(players), r.opening, r.burst, 0, [p.native_spec() for p in players],
-        games, seed, first_move=first_move, max_plies=max_plies, threads=threads,
+        config, [p.native_spec() for p in players], games, seed, first_move=first_move,
+        max_plies=max_plies, threads=threads,
     )  # fmt: skip
 
 

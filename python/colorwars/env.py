@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 import threading
 from typing import Any
 
@@ -10,7 +11,7 @@ import numpy.typing as npt
 
 from colorwars import _core
 from colorwars import _validate as check
-from colorwars.errors import ConfigError, InvalidIndexError, InvalidMoveError
+from colorwars.errors import InvalidIndexError, InvalidMoveError, show
 from colorwars.rules import Rules, RulesLike
 
 __all__ = ["VectorEnv"]
@@ -69,25 +70,17 @@ class VectorEnv:
         num_envs = check.num_envs(num_envs)
         threads = check.threads(threads)
         max_plies = check.max_plies(max_plies)
-        if illegal not in ("raise", "lose"):
-            check.fail(ConfigError, "illegal", illegal, "allowed are 'raise' and 'lose'")
+        illegal = check.choice(illegal, "illegal", ("raise", "lose"))
         cells = width * height
         # Observations and final observations (P x N bytes each), mask, per-seat rewards and
         # the small per-environment arrays and state.
         per_env = 2 * players * cells + cells + 4 * players + 256
         check.memory(num_envs * per_env, f"VectorEnv(num_envs={num_envs:,})")
         self._lock = threading.Lock()
+        # numpy allocates the buffers (a request too large is its MemoryError); the native
+        # engine writes into them.
         self._native = _core.NativeVecEnv(
-            num_envs,
-            width,
-            height,
-            players,
-            r.opening,
-            r.burst,
-            first,
-            max_plies,
-            threads,
-            illegal,
+            c, num_envs, max_plies, threads, illegal, _Buffers(num_envs, players, height, width)
         )
         self.num_envs = num_envs
         self.width = width
@@ -193,6 +186,33 @@ class VectorEnv:
         )
 
 
+class _Buffers:
+    """The arrays the native engine writes (read by attribute in ``NativeVecEnv``)."""
+
+    def __init__(self, b: int, p: int, h: int, w: int) -> None:
+        self.obs = np.zeros((b, p, h, w), np.uint8)
+        self.mask = np.zeros((b, h * w), np.uint8)
+        self.to_move = np.zeros(b, np.int8)
+        self.rewards = np.zeros(b, np.float32)
+        self.seat_rewards = np.zeros((b, p), np.float32)
+        self.terminated = np.zeros(b, np.uint8)
+        self.truncated = np.zeros(b, np.uint8)
+        self.winner = np.zeros(b, np.int8)
+        self.episode_plies = np.zeros(b, np.uint32)
+        self.illegal_actions = np.zeros(b, np.uint8)
+        self.actions = np.zeros(b, np.int64)
+        self.final_obs = np.zeros((b, p, h, w), np.uint8)
+
+
+def _cell(x: object) -> int | None:
+    """A whole number that fits an int64 action, else None."""
+    try:
+        n = operator.index(x)  # type: ignore[arg-type]
+    except TypeError:
+        return None
+    return n if -(2**63) <= n < 2**63 else None
+
+
 def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
     """A view callers cannot write through (the native engine still writes the buffer)."""
     view = array.view()
@@ -203,6 +223,22 @@ def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
 def _actions(actions: object, num_envs: int) -> npt.NDArray[np.int64]:
     """One whole-number action per environment as contiguous int64. Floats, strings, objects
     and bools are refused, never cast (1.5 is not cell 1)."""
+    if isinstance(actions, list | tuple):
+        # Element by element: a bool or a float is refused, and numpy integers of any width
+        # mix with Python ints (numpy alone would turn [np.uint64(0), 2] into floats).
+        if len(actions) != num_envs:
+            raise InvalidMoveError(
+                f"invalid actions: {len(actions)} given; expected {num_envs}, one per environment"
+            )
+        out = np.empty(num_envs, dtype=np.int64)
+        for i, x in enumerate(actions):
+            cell = None if isinstance(x, bool | np.bool_) else _cell(x)
+            if cell is None:
+                raise InvalidMoveError(
+                    f"invalid actions: environment {i}: {show(x)} is not a whole-number cell"
+                )
+            out[i] = cell
+        return out
     try:
         a = np.asarray(actions)
     except Exception as e:  # numpy raises several types for ragged or odd input

@@ -28,6 +28,18 @@ __all__ = [
 ]
 
 
+def show(value: object) -> str:
+    """A short, safe description of a caller's value for an error message: never huge, never
+    raising (a 5000-digit int cannot even be turned into text by default)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"a {value.bit_length()}-bit whole number"
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 class ColorwarsError(ValueError):
     """Base class of every colorwars error."""
 

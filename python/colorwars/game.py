@@ -52,8 +52,7 @@ class Game:
         rules: RulesLike = "colorwars",
         first: int = 0,
     ) -> None:
-        c = check.config(width, height, players, rules, first)
-        self._native = _core.NativeGame(c.width, c.height, c.players, c.opening, c.burst, c.first)
+        self._native = _core.NativeGame(check.config(width, height, players, rules, first))
 
     @classmethod
     def from_text(cls, text: str) -> Game:

@@ -35,9 +35,18 @@ __all__ = [
     "seat_players",
 ]
 
-# What the native engine needs to know of a player: (kind, simulations, depth, seconds, c,
-# threads, greedy share).
-NativeSpec = tuple[str, int, int, "float | None", float, int, float]
+
+@dataclass(frozen=True, slots=True)
+class NativeSpec:
+    """What the native engine reads of a player (by attribute): its kind and budget."""
+
+    kind: str
+    simulations: int = 0
+    depth: int = 0
+    seconds: float | None = None
+    c: float = 0.0
+    threads: int = 1
+    greedy: float = 0.0
 
 
 class Decision(NamedTuple):
@@ -123,7 +132,7 @@ class Random(_Base):
         return "random"
 
     def native_spec(self) -> NativeSpec:
-        return ("random", 0, 0, None, 0.0, 1, 0.0)
+        return NativeSpec("random")
 
 
 @dataclass(frozen=True)
@@ -137,7 +146,7 @@ class Greedy(_Base):
         return "greedy"
 
     def native_spec(self) -> NativeSpec:
-        return ("greedy", 0, 0, None, 0.0, 1, 0.0)
+        return NativeSpec("greedy")
 
 
 @dataclass(frozen=True)
@@ -170,14 +179,13 @@ class MCTS(_Base):
         return f"mcts({self.time}s)" if self.time else f"mcts({self.simulations})"
 
     def native_spec(self) -> NativeSpec:
-        return (
+        return NativeSpec(
             "mcts",
-            int(self.simulations),
-            0,
-            None if self.time is None else float(self.time),
-            float(self.c),
-            int(self.threads),
-            float(self.greedy),
+            simulations=int(self.simulations),
+            seconds=None if self.time is None else float(self.time),
+            c=float(self.c),
+            threads=int(self.threads),
+            greedy=float(self.greedy),
         )
 
 
@@ -204,7 +212,7 @@ class AlphaBeta(_Base):
     def native_spec(self) -> NativeSpec:
         depth = int(self.depth) if self.time is None else check.MAX_DEPTH
         seconds = None if self.time is None else float(self.time)
-        return ("alphabeta", 0, depth, seconds, 0.0, 1, 0.0)
+        return NativeSpec("alphabeta", depth=depth, seconds=seconds)
 
 
 _NAMES = "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH]"

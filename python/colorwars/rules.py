@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from colorwars.errors import InvalidRulesError
+from colorwars.errors import InvalidRulesError, show
 
 __all__ = ["BURSTS", "OPENINGS", "PRESETS", "GameConfig", "Rules", "RulesLike"]
 
@@ -25,27 +25,29 @@ class Rules:
     burst: str = "empty"
 
     def __post_init__(self) -> None:
-        if self.opening not in OPENINGS:
+        if not isinstance(self.opening, str) or self.opening not in OPENINGS:
             raise InvalidRulesError(
-                f"invalid rules: unknown opening {self.opening!r}; allowed are 'drop3' and 'none'"
+                f"invalid rules: unknown opening {show(self.opening)}; allowed are 'drop3' and "
+                "'none'"
             )
-        if self.burst not in BURSTS:
+        if not isinstance(self.burst, str) or self.burst not in BURSTS:
             raise InvalidRulesError(
-                f"invalid rules: unknown burst {self.burst!r}; allowed are 'empty' and 'subtract'"
+                f"invalid rules: unknown burst {show(self.burst)}; allowed are 'empty' and "
+                "'subtract'"
             )
 
     @staticmethod
     def parse(name: str) -> Rules:
         """A preset name (``"colorwars"``, ``"classic"``) or ``"OPENING+BURST"``."""
         if not isinstance(name, str):
-            raise InvalidRulesError(f"invalid rules: expected a name or Rules, got {name!r}")
+            raise InvalidRulesError(f"invalid rules: expected a name or Rules, got {show(name)}")
         if name in PRESETS:
             return PRESETS[name]
         if "+" in name:
             opening, burst = name.split("+", 1)
             return Rules(opening, burst)
         raise InvalidRulesError(
-            f"invalid rules: unknown rule set {name!r}; allowed are 'colorwars', 'classic', "
+            f"invalid rules: unknown rule set {show(name)}; allowed are 'colorwars', 'classic', "
             "or 'OPENING+BURST' with OPENING 'drop3' or 'none' and BURST 'empty' or 'subtract'"
         )
 

@@ -186,8 +186,8 @@ def simulate(
     seed = check.seed(seed)
     threads = check.threads(threads)
     max_plies = check.max_plies(max_plies)
-    if backend not in ("local", "ray"):
-        check.fail(ConfigError, "backend", backend, "allowed are 'local' and 'ray'")
+    backend = check.choice(backend, "backend", ("local", "ray"))
+    record = check.flag(record, "record")
     if address is not None and not isinstance(address, str):
         check.fail(ConfigError, "address", address, "expected the Ray cluster's address or None")
     if progress is not None and not callable(progress):
@@ -197,7 +197,7 @@ def simulate(
     specs = [p.native_spec() for p in seats]
     # Random and greedy seats run in the lean simulation loop; any search player needs the
     # match loop (which chooses with the same generators, so the games are the same).
-    fast = all(a[0] in POLICIES for a in specs)
+    fast = all(spec.kind in POLICIES for spec in specs)
     per_game = GAME_BYTES + (2 * (max_plies or 2 * width * height) if record else 0)
     check.memory(games * per_game, f"simulate(games={games:,})")
     callback = None
@@ -212,12 +212,10 @@ def simulate(
         from colorwars.distributed import run_sharded
 
         args: dict[str, Any] = {
-            "width": width, "height": height, "players": players, "opening": r.opening,
-            "burst": r.burst, "first": first, "seed": seed, "max_plies": max_plies,
-            "record": record,
+            "config": c, "seed": seed, "max_plies": max_plies, "record": record,
         }  # fmt: skip
         if fast:
-            args["policies"] = [a[0] for a in specs]
+            args["policies"] = [spec.kind for spec in specs]
         else:
             args["seats"] = specs
         arrays = run_sharded(args, games, shards, address, record, progress, _fault_dir=_fault_dir)
@@ -226,14 +224,13 @@ def simulate(
             raise ConfigError("shards and address go with backend='ray'")
         if fast:
             arrays = _core.simulate(
-                width, height, players, r.opening, r.burst, first, [a[0] for a in specs],
-                seed, games, threads=threads, max_plies=max_plies, record=record,
-                progress=callback,
+                c, [spec.kind for spec in specs], seed, games, threads=threads,
+                max_plies=max_plies, record=record, progress=callback,
             )  # fmt: skip
         else:
             arrays = _core.play_match(
-                width, height, players, r.opening, r.burst, first, specs, games, seed,
-                max_plies=max_plies, threads=threads, record=record, progress=callback,
+                c, specs, games, seed, max_plies=max_plies, threads=threads, record=record,
+                progress=callback,
             )  # fmt: skip
     wall = time.perf_counter() - start
     return SimulationResult(

@@ -105,13 +105,14 @@ def solve(
     r = resolve(rules)
     width, height = check.size(width, height)
     max_depth = check.whole(max_depth, "max_depth", 1, MAX_DEPTH, ConfigError)
+    cache = check.flag(cache, "cache")
     key = f"{width}x{height} {r.name}"
     path = cache_path()
     if cache:
         hit = _checked(_load(path).get(key), width, height, r.name)
         if hit is not None:
             return hit
-    found = _core.solve(width, height, r.opening, r.burst, max_depth)
+    found = _core.solve(check.config(width, height, 2, r), max_depth)
     if found is None:
         raise SearchLimitError(
             f"{key}: no result proven within {max_depth} plies; raise max_depth to search deeper"

@@ -1,13 +1,13 @@
 //! Native matches: many games between given players, in parallel, reproducible and shardable.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
 use rayon::prelude::*;
 
 use super::{choose_move, Player};
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::play_unchecked;
+use crate::control::Control;
+use crate::error::{try_push, try_vec, Error, Result};
 use crate::rng::{game_rng, mix};
 use crate::rules::Config;
 use crate::simulate::{GameSummary, SimOutput};
@@ -26,78 +26,88 @@ pub struct MatchSpec {
 
 /// Plays games `start .. start + games` natively (in parallel on the current rayon pool),
 /// seat `s` played by `seats[s]`. Game `i` uses generators seeded from (seed, i) only, so a
-/// run split into shards gives the same games. `done` counts finished games; setting
-/// `cancel` stops the run early (the output is then marked incomplete).
+/// run split into shards gives the same games. `control` counts finished games; cancelling it
+/// stops the run, even inside a long game or search (the output is then marked incomplete).
 pub fn play_match<B: Bits>(
     geo: &Geometry<B>,
     cfg: &Config,
     spec: &MatchSpec,
     start: u64,
     games: usize,
-    done: &AtomicU64,
-    cancel: &AtomicBool,
-) -> SimOutput {
-    let results: Vec<(GameSummary, Vec<u16>)> = (0..games)
-        .into_par_iter()
-        .map(|j| {
-            if cancel.load(Ordering::Relaxed) {
-                return (
-                    GameSummary {
-                        winner: -1,
-                        ..GameSummary::default()
-                    },
-                    Vec::new(),
-                );
-            }
-            let i = start + j as u64;
-            let mut rng = game_rng(spec.seed, i);
-            let search_seed = mix(spec.seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-            let mut pos = Position::<B>::start(cfg);
-            let mut out = GameSummary {
-                winner: -1,
-                ..GameSummary::default()
+    control: &Control,
+) -> Result<SimOutput> {
+    let unplayed = GameSummary {
+        winner: -1,
+        ..GameSummary::default()
+    };
+    let mut summaries = try_vec(games, unplayed, "the games' results")?;
+    let mut moves: Vec<Vec<u16>> = try_vec(
+        if spec.record { games } else { 0 },
+        Vec::new(),
+        "the recorded moves",
+    )?;
+    let play = |j: usize, out: &mut GameSummary, record: Option<&mut Vec<u16>>| -> Result<()> {
+        if control.cancelled() {
+            return Ok(());
+        }
+        let i = start + j as u64;
+        let mut rng = game_rng(spec.seed, i);
+        let search_seed = mix(spec.seed ^ i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let mut pos = Position::<B>::start(cfg);
+        let mut record = record;
+        let limit = spec.max_plies.unwrap_or(u32::MAX);
+        while pos.winner().is_none() && pos.ply < limit && !control.cancelled() {
+            let m = match spec.first_move {
+                Some(f) if pos.ply == 0 => f,
+                _ => {
+                    let seat = &spec.seats[pos.to_move as usize];
+                    choose_move(geo, cfg, &pos, seat, &mut rng, search_seed, control)?.0
+                }
             };
-            let mut moves = Vec::new();
-            let limit = spec.max_plies.unwrap_or(u32::MAX);
-            while pos.winner().is_none() && pos.ply < limit {
-                let m = match spec.first_move {
-                    Some(f) if pos.ply == 0 => f,
-                    _ => {
-                        let seat = &spec.seats[pos.to_move as usize];
-                        choose_move(geo, cfg, &pos, seat, &mut rng, search_seed).0
-                    }
-                };
-                if pos.ply == 0 {
-                    out.first_move = m as u16;
-                }
-                if spec.record {
-                    moves.push(m as u16);
-                }
-                let w = play_unchecked(geo, cfg.rules, cfg.players, &mut pos, m, &mut ());
-                out.waves += w;
-                out.longest_cascade = out.longest_cascade.max(w);
+            if pos.ply == 0 {
+                out.first_move = m as u16;
             }
-            out.plies = pos.ply;
-            out.winner = pos.winner().map_or(-1, |w| w as i8);
-            done.fetch_add(1, Ordering::Relaxed);
-            (out, moves)
-        })
-        .collect();
+            if let Some(r) = record.as_deref_mut() {
+                try_push(r, m as u16, "the recorded moves")?;
+            }
+            let w = play_unchecked(geo, cfg.rules, cfg.players, &mut pos, m, &mut ());
+            out.waves += w;
+            out.longest_cascade = out.longest_cascade.max(w);
+        }
+        out.plies = pos.ply;
+        out.winner = pos.winner().map_or(-1, |w| w as i8);
+        control.add_done(1);
+        Ok(())
+    };
+    if spec.record {
+        summaries
+            .par_iter_mut()
+            .zip(moves.par_iter_mut())
+            .enumerate()
+            .try_for_each(|(j, (out, m))| play(j, out, Some(m)))?;
+    } else {
+        summaries
+            .par_iter_mut()
+            .enumerate()
+            .try_for_each(|(j, out)| play(j, out, None))?;
+    }
     let mut out = SimOutput {
-        complete: !cancel.load(Ordering::Relaxed),
+        games: summaries,
+        complete: !control.cancelled(),
         ..SimOutput::default()
     };
-    for (summary, moves) in results {
-        if spec.record {
-            out.offsets.push(out.moves.len() as u64);
-            out.moves.extend_from_slice(&moves);
-        }
-        out.games.push(summary);
-    }
     if spec.record {
+        let total: usize = moves.iter().map(Vec::len).sum();
+        let oom = |_| Error::OutOfMemory("the recorded moves".into());
+        out.offsets.try_reserve_exact(games + 1).map_err(oom)?;
+        out.moves.try_reserve_exact(total).map_err(oom)?;
+        for m in &moves {
+            out.offsets.push(out.moves.len() as u64);
+            out.moves.extend_from_slice(m);
+        }
         out.offsets.push(out.moves.len() as u64);
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -123,17 +133,7 @@ mod tests {
             max_plies: None,
             record: true,
         };
-        let run = |start, n| {
-            play_match(
-                &geo,
-                &cfg,
-                &m,
-                start,
-                n,
-                &AtomicU64::new(0),
-                &AtomicBool::new(false),
-            )
-        };
+        let run = |start, n| play_match(&geo, &cfg, &m, start, n, &Control::new()).unwrap();
         let a = run(0, 6);
         let b = run(0, 6);
         // Shards give the same games as one run.

@@ -9,6 +9,7 @@ use super::Player;
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
+use crate::control::Control;
 use crate::rng::game_rng;
 use crate::rules::Config;
 use crate::search::zobrist;
@@ -28,6 +29,10 @@ struct Node<B> {
 /// Most plies a playout runs before it is scored as shared (random games end far sooner).
 const PLAYOUT_LIMIT: u32 = 5000;
 
+/// The memory all of one search's trees may take; a full tree stops growing and the search
+/// goes on with playouts from its leaves, so a huge budget never exhausts memory.
+const TREE_BYTES: usize = 1 << 30;
+
 /// Monte-Carlo tree search (UCT): every seat maximises its own result (1 for a win, 0 for a
 /// loss). Root parallelism: `threads` independent trees share the budget and their root visit
 /// counts are summed. Returns the most visited move and the simulations run.
@@ -42,8 +47,10 @@ pub fn mcts<B: Bits>(
     threads: usize,
     greedy: f64,
     seed: u64,
+    control: &Control,
 ) -> (usize, u64) {
     let key = zobrist(root, cfg.players);
+    let max_nodes = (TREE_BYTES / threads / std::mem::size_of::<Node<B>>()).max(2);
     let deadline = time.map(|t| Instant::now() + t);
     let per_tree = |t: usize| {
         simulations / threads as u32 + u32::from((t as u32) < simulations % threads as u32)
@@ -58,6 +65,8 @@ pub fn mcts<B: Bits>(
             c,
             greedy,
             game_rng(seed ^ key, t as u64),
+            max_nodes,
+            control,
         )
     };
     let trees: Vec<(Vec<(usize, u32)>, u64)> = if threads == 1 {
@@ -99,6 +108,8 @@ fn mcts_tree<B: Bits>(
     c: f64,
     greedy: f64,
     mut rng: Xoshiro256PlusPlus,
+    max_nodes: usize,
+    control: &Control,
 ) -> (Vec<(usize, u32)>, u64) {
     let players = cfg.players;
     let mut nodes = vec![Node {
@@ -112,6 +123,9 @@ fn mcts_tree<B: Bits>(
     }];
     let mut done = 0u64;
     loop {
+        if done % 16 == 0 && control.cancelled() {
+            break;
+        }
         if deadline.is_some() {
             if done % 16 == 0 && deadline.is_some_and(|d| Instant::now() >= d) && done > 0 {
                 break;
@@ -139,8 +153,13 @@ fn mcts_tree<B: Bits>(
             }
             n = best.1 as usize;
         }
-        // 2. Expansion: one untried move, chosen at random.
-        if let Some(m) = nodes[n].untried.pick(|k| rng.random_range(0..k)) {
+        // 2. Expansion: one untried move, chosen at random (while the tree has room; a full
+        // tree goes on with playouts from its leaves).
+        let room = nodes.len() < max_nodes && nodes.try_reserve(1).is_ok();
+        if let Some(m) = room
+            .then(|| nodes[n].untried.pick(|k| rng.random_range(0..k)))
+            .flatten()
+        {
             nodes[n].untried &= !B::bit(m);
             let mut pos = nodes[n].pos;
             play_unchecked(geo, cfg.rules, players, &mut pos, m, &mut ());

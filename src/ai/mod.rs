@@ -14,6 +14,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::legal_mask;
+use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::rules::Config;
 use crate::search::alphabeta_move;
@@ -95,8 +96,10 @@ impl Player {
     }
 }
 
-/// Chooses a move for the player to move (the position must have one). `seed` makes every
-/// choice reproducible: searches seed their generator from (seed, position).
+/// Chooses a move for the player to move (the position must have one): the cell and the
+/// work done (simulations, positions searched, moves tried). `seed` makes every choice
+/// reproducible: searches seed their generator from (seed, position). A search stops early
+/// (with the best move found so far) once `control` is cancelled.
 pub fn choose_move<B: Bits>(
     geo: &Geometry<B>,
     cfg: &Config,
@@ -104,9 +107,10 @@ pub fn choose_move<B: Bits>(
     player: &Player,
     rng: &mut Xoshiro256PlusPlus,
     seed: u64,
-) -> (usize, u64) {
+    control: &Control,
+) -> Result<(usize, u64)> {
     let legal = legal_mask(geo, cfg.rules, pos);
-    match *player {
+    Ok(match *player {
         Player::Random => (choose(geo, cfg, pos, legal, Player::Random, rng), 0),
         Player::Greedy => (
             choose(geo, cfg, pos, legal, Player::Greedy, rng),
@@ -118,18 +122,29 @@ pub fn choose_move<B: Bits>(
             c,
             threads,
             greedy,
-        } => mcts(geo, cfg, pos, simulations, time, c, threads, greedy, seed),
+        } => mcts(
+            geo,
+            cfg,
+            pos,
+            simulations,
+            time,
+            c,
+            threads,
+            greedy,
+            seed,
+            control,
+        ),
         Player::AlphaBeta { depth, time } => {
-            let (m, _, nodes) =
-                alphabeta_move(geo, cfg, pos, depth, time.map(|t| Instant::now() + t));
+            let deadline = time.map(|t| Instant::now() + t);
+            let (m, _, nodes) = alphabeta_move(geo, cfg, pos, depth, deadline, control)?;
             (m, nodes)
         }
-    }
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::{AtomicBool, AtomicU64};
+    use crate::control::Control;
 
     use super::*;
     use crate::rules::Rules;
@@ -145,16 +160,9 @@ mod tests {
                 max_plies: None,
                 record: false,
             };
-            play_match(
-                &geo,
-                cfg,
-                &spec,
-                0,
-                games / 2,
-                &AtomicU64::new(0),
-                &AtomicBool::new(false),
-            )
-            .games
+            play_match(&geo, cfg, &spec, 0, games / 2, &Control::new())
+                .unwrap()
+                .games
         };
         let first = run(vec![a, b], 1);
         let second = run(vec![b, a], 2);
@@ -196,7 +204,8 @@ mod tests {
         let crate::game::AnyGame::W1(g) = crate::game::AnyGame::from_setup(&setup).unwrap() else {
             panic!()
         };
-        let (m, score, _) = alphabeta_move(g.geo(), &cfg, g.pos(), 4, None);
+        let (m, score, _) =
+            alphabeta_move(g.geo(), &cfg, g.pos(), 4, None, &Control::new()).unwrap();
         assert_eq!(m, 0);
         assert_eq!(score, crate::search::WIN - 1);
     }

@@ -1,5 +1,7 @@
 //! The negamax searcher (alpha-beta with a transposition table) and the alpha-beta player.
 
+use crate::control::Control;
+use crate::error::Result;
 use std::time::Instant;
 
 use super::table::{from_tt, to_tt, Bound, Entry, Table};
@@ -48,6 +50,8 @@ pub struct Searcher<'a, B> {
     tt: Table,
     pub nodes: u64,
     deadline: Option<Instant>,
+    control: &'a Control,
+    /// Set once the deadline passed or the control was cancelled: results are then partial.
     pub stopped: bool,
 }
 
@@ -58,16 +62,18 @@ impl<'a, B: Bits> Searcher<'a, B> {
         use_eval: bool,
         deadline: Option<Instant>,
         tt_bits: u32,
-    ) -> Self {
-        Searcher {
+        control: &'a Control,
+    ) -> Result<Self> {
+        Ok(Searcher {
             geo,
             cfg,
             use_eval,
-            tt: Table::new(tt_bits),
+            tt: Table::new(tt_bits)?,
             nodes: 0,
             deadline,
+            control,
             stopped: false,
-        }
+        })
     }
 
     /// The position after `m`.
@@ -108,7 +114,9 @@ impl<'a, B: Bits> Searcher<'a, B> {
         ply: i32,
     ) -> i32 {
         self.nodes += 1;
-        if self.nodes & 1023 == 0 && self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.nodes & 1023 == 0
+            && (self.control.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d))
+        {
             self.stopped = true;
         }
         if self.stopped {
@@ -244,8 +252,9 @@ pub fn alphabeta_move<B: Bits>(
     pos: &Position<B>,
     max_depth: i32,
     deadline: Option<Instant>,
-) -> (usize, i32, u64) {
-    let mut s = Searcher::new(geo, cfg, true, deadline, 16);
+    control: &Control,
+) -> Result<(usize, i32, u64)> {
+    let mut s = Searcher::new(geo, cfg, true, deadline, 16, control)?;
     let legal = legal_mask(geo, cfg.rules, pos);
     let mut chosen = (legal.nth(0), 0);
     for depth in 1..=max_depth.max(1) {
@@ -258,5 +267,5 @@ pub fn alphabeta_move<B: Bits>(
             break; // a forced result: deeper search cannot change the decision
         }
     }
-    (chosen.0, chosen.1, s.nodes)
+    Ok((chosen.0, chosen.1, s.nodes))
 }

@@ -4,6 +4,8 @@ use super::alphabeta::Searcher;
 use super::{PROVEN, WIN};
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
+use crate::control::Control;
+use crate::error::Result;
 use crate::rules::Config;
 
 /// The solver's transposition table: up to 2^25 entries (768 MiB), smaller for small boards
@@ -33,29 +35,34 @@ pub struct Solution {
 /// result is proven. Under `none`+`subtract` (classic) orbs rise by one per move, so a game
 /// lasts at most capacity + 1 plies and one search to that depth is complete; otherwise the
 /// depth grows until a forced result appears (`max_depth` bounds the effort).
+/// `Ok(None)`: not proven within `max_depth`, or stopped because `control` was cancelled.
 pub fn solve<B: Bits>(
     geo: &Geometry<B>,
     cfg: &Config,
     pos: &Position<B>,
     max_depth: i32,
-) -> Option<Solution> {
+    control: &Control,
+) -> Result<Option<Solution>> {
     if let Some(w) = pos.winner() {
-        return Some(Solution {
+        return Ok(Some(Solution {
             winner: w,
             plies: 0,
             line: Vec::new(),
             positions: 0,
-        });
+        }));
     }
-    let mut s = Searcher::new(geo, cfg, false, None, solver_table_bits(geo.cells));
+    let mut s = Searcher::new(geo, cfg, false, None, solver_table_bits(geo.cells), control)?;
     let mut depth = 2;
     let score = loop {
         let (_, score) = s.root(pos, depth);
+        if s.stopped {
+            return Ok(None);
+        }
         if score.abs() > PROVEN {
             break score;
         }
         if depth >= max_depth {
-            return None;
+            return Ok(None);
         }
         depth = (depth + 2).min(max_depth);
     };
@@ -78,22 +85,26 @@ pub fn solve<B: Bits>(
                 break;
             }
         }
-        let (m, child) = found?;
+        let Some((m, child)) = found else {
+            return Ok(None); // stopped (cancelled) while writing the line
+        };
         line.push(m);
         cur = child;
         // One ply on, the score seen by the other player, one ply nearer the end.
         want = if want > 0 { -(want + 1) } else { -(want - 1) };
         d -= 1;
     }
-    let winner = cur.winner()?;
+    let Some(winner) = cur.winner() else {
+        return Ok(None);
+    };
     let plies = (WIN - score.abs()) as u32;
     debug_assert_eq!(plies as usize, line.len());
-    Some(Solution {
+    Ok(Some(Solution {
         winner,
         plies,
         line,
         positions: s.nodes,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -136,7 +147,9 @@ mod tests {
             let cfg = Config::new(w, h, 2, Rules::CLASSIC, 0).unwrap();
             let geo = Geometry::<u64>::new(w as usize, h as usize);
             let start = Position::<u64>::start(&cfg);
-            let sol = solve(&geo, &cfg, &start, 200).unwrap();
+            let sol = solve(&geo, &cfg, &start, 200, &Control::new())
+                .unwrap()
+                .unwrap();
             let b = brute(&geo, &cfg, &start);
             assert_eq!(sol.plies as i32, b.abs(), "{w}x{h}");
             assert_eq!(sol.winner, if b > 0 { 0 } else { 1 }, "{w}x{h}");

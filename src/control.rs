@@ -1,0 +1,133 @@
+//! Progress and cancellation for long native work (simulations, matches, searches).
+//!
+//! Long work takes a `&Control`: it counts finished units in `done` and polls `cancelled()`
+//! often enough to stop within a fraction of a second. `watch` runs such work on its own
+//! thread while the caller's thread wakes at an interval to report progress or to notice that
+//! the work must stop (the Python binding checks Ctrl-C there); no Python is involved here.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// Shared between long work and whoever watches it.
+#[derive(Debug, Default)]
+pub struct Control {
+    done: AtomicU64,
+    cancel: AtomicBool,
+}
+
+impl Control {
+    pub fn new() -> Self {
+        Control::default()
+    }
+
+    /// True once the work should stop (it then returns what it has, marked incomplete).
+    #[inline]
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Counts `n` more finished units (games, simulations).
+    #[inline]
+    pub fn add_done(&self, n: u64) {
+        self.done.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn done(&self) -> u64 {
+        self.done.load(Ordering::Relaxed)
+    }
+}
+
+/// What `watch` returns: the work's output, the first error the watcher's `tick` returned
+/// (the work was then cancelled), the work's seconds and its final `done` count.
+#[derive(Debug)]
+pub struct Watched<T, E> {
+    pub out: T,
+    pub failure: Option<E>,
+    pub seconds: f64,
+    pub done: u64,
+}
+
+/// Runs `work` on a thread of its own while the calling thread wakes every `interval` to call
+/// `tick(done)`; an error from `tick` cancels the work, which stops at its next poll of
+/// `Control::cancelled`.
+pub fn watch<T, E, W, F>(interval: Duration, work: W, mut tick: F) -> Watched<T, E>
+where
+    T: Send,
+    W: FnOnce(&Control) -> T + Send,
+    F: FnMut(u64) -> Result<(), E>,
+{
+    let control = Control::new();
+    let mut failure = None;
+    let (out, seconds) = std::thread::scope(|scope| {
+        let (finished, wait) = channel::<()>();
+        let control = &control;
+        let worker = scope.spawn(move || {
+            let start = Instant::now();
+            let out = work(control);
+            drop(finished); // wakes the loop below at once
+            (out, start.elapsed().as_secs_f64())
+        });
+        while let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(interval) {
+            if failure.is_none() {
+                if let Err(e) = tick(control.done()) {
+                    control.cancel();
+                    failure = Some(e);
+                }
+            }
+        }
+        match worker.join() {
+            Ok(result) => result,
+            // The work panicked: re-raise it here, where the caller's unwinding handles it.
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    });
+    Watched {
+        out,
+        failure,
+        seconds,
+        done: control.done(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tick_error_cancels_the_work() {
+        let w = watch(
+            Duration::from_millis(1),
+            |c: &Control| {
+                let mut n = 0u64;
+                while !c.cancelled() {
+                    n += 1;
+                    c.add_done(1);
+                    std::thread::yield_now();
+                }
+                n
+            },
+            |done| if done > 10 { Err("stop") } else { Ok(()) },
+        );
+        assert!(w.out > 10);
+        assert_eq!(w.failure, Some("stop"));
+        assert!(w.done > 10);
+    }
+
+    #[test]
+    fn work_that_ends_is_returned() {
+        let w = watch(
+            Duration::from_secs(10),
+            |c: &Control| {
+                c.add_done(3);
+                7
+            },
+            |_| Err::<(), ()>(()),
+        );
+        assert_eq!((w.out, w.failure, w.done), (7, None, 3));
+    }
+}
