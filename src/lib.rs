@@ -24,6 +24,9 @@ pub mod vecenv;
 #[cfg(feature = "python")]
 mod python;
 
+#[cfg(test)]
+mod proptests;
+
 pub use error::{Error, Result};
 pub use game::{AnyGame, Game, Wave};
 pub use rules::{Burst, Config, Opening, Rules};

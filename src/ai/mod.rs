@@ -52,6 +52,7 @@ impl Player {
         }
     }
 
+    /// Checks the player's settings, and that it can play a game of `cfg`.
     pub fn check(&self, cfg: &Config) -> Result<()> {
         match *self {
             Player::Mcts {
