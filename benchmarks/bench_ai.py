@@ -65,29 +65,17 @@ def main() -> None:
     g = mid_game()
     print(f"\nspeed on a mid-game position ({g.to_text()})")
     for threads in (1, 2):
-        sims = 20_000
-        t = time.perf_counter()
-        _core_sims = colorwars._core.ai_choose(
-            g._native, ai.MCTS(simulations=sims, threads=threads).seat_args(), 0
-        )[1]
-        dt = time.perf_counter() - t
-        print(
-            f"  MCTS, {threads} thread(s): {_core_sims / dt:,.0f} simulations/s (greedy playouts)"
-        )
-    t = time.perf_counter()
-    sims = colorwars._core.ai_choose(
-        g._native, ai.MCTS(simulations=20_000, greedy=0.0).seat_args(), 0
-    )[1]
-    print(
-        f"  MCTS, 1 thread, random playouts: {sims / (time.perf_counter() - t):,.0f} simulations/s"
-    )
+        d = ai.MCTS(simulations=20_000, threads=threads).search(g)
+        rate = d.work / d.seconds
+        print(f"  MCTS, {threads} thread(s): {rate:,.0f} simulations/s (greedy playouts)")
+    d = ai.MCTS(simulations=20_000, greedy=0.0).search(g)
+    print(f"  MCTS, 1 thread, random playouts: {d.work / d.seconds:,.0f} simulations/s")
     quiet = colorwars.Game(width=6, height=6, rules="classic")
     for m in ["c3", "d4", "b5", "e2", "a1", "f6"]:
         quiet.play(m)
-    t = time.perf_counter()
-    nodes = colorwars._core.ai_choose(quiet._native, ai.AlphaBeta(depth=6).seat_args(), 0)[1]
-    print(f"  AlphaBeta depth 6 on 6x6 classic after 6 moves: {nodes:,} nodes, "
-          f"{nodes / (time.perf_counter() - t):,.0f} nodes/s")  # fmt: skip
+    d = ai.AlphaBeta(depth=6).search(quiet)
+    print(f"  AlphaBeta depth 6 on 6x6 classic after 6 moves: {d.work:,} nodes, "
+          f"{d.work / d.seconds:,.0f} nodes/s")  # fmt: skip
 
     print("\nsolver (no cache)")
     for w, h, rules in [(3, 3, "classic"), (4, 4, "colorwars")] + (
