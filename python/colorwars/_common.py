@@ -89,18 +89,36 @@ def coerce_move(move: object, width: int, height: int, parse_name: Callable[[str
     return cell
 
 
-def render_board(width: int, counts: Sequence[int], owners: Sequence[int]) -> str:
-    """The board as an ASCII grid: row 1 on top, columns lettered; each cell is '.' when empty
-    or its count followed by its owner's letter."""
+BoardRow = tuple[str, list[tuple[int, str, int]]]
+
+
+def board_layout(
+    width: int, counts: Sequence[int], owners: Sequence[int]
+) -> tuple[str, list[BoardRow]]:
+    """The text layout of a board, shared by every renderer (``str(game)``, the command line):
+    the column header, and each row's label with its cells as ``(cell, text, owner)``: row 1
+    on top, columns lettered, a cell ``' .'`` when empty (owner -1) or its count followed by
+    its owner's letter."""
     height = len(counts) // width
     label = len(str(height))
-    lines = [" " * label + "".join(f" {column_name(x):>2}" for x in range(width))]
+    header = " " * label + "".join(f" {column_name(x):>2}" for x in range(width))
+    rows: list[BoardRow] = []
     for y in range(height):
         cells = []
         for x in range(width):
             i = y * width + x
-            cells.append(" ." if counts[i] == 0 else f"{counts[i]}{PLAYER_LETTERS[owners[i]]}")
-        lines.append(f"{y + 1:>{label}} " + " ".join(cells))
+            if counts[i] == 0:
+                cells.append((i, " .", -1))
+            else:
+                cells.append((i, f"{counts[i]}{PLAYER_LETTERS[owners[i]]}", owners[i]))
+        rows.append((f"{y + 1:>{label}} ", cells))
+    return header, rows
+
+
+def render_board(width: int, counts: Sequence[int], owners: Sequence[int]) -> str:
+    """The board as an ASCII grid (see ``board_layout``)."""
+    header, rows = board_layout(width, counts, owners)
+    lines = [header] + [label + " ".join(text for _, text, _ in cells) for label, cells in rows]
     return "\n".join(lines)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
-from colorwars._common import PLAYER_LETTERS, column_name
+from colorwars._common import PLAYER_LETTERS, board_layout, column_name
 from colorwars._validate import show
 from colorwars.errors import BackendError, ColorwarsError, ConfigError, InvalidRecordError
 from colorwars.record import GameFactory, GameRecord
@@ -27,24 +27,20 @@ PLAYER_STYLES = ("bold red", "bold blue", "bold green", "bold yellow",
 def board_text(
     width: int, counts: Sequence[int], owners: Sequence[int], bursts: Sequence[int] = ()
 ) -> Text:
-    """The board in colour; cells that just burst are underlined."""
-    height = len(counts) // width
-    label = len(str(height))
-    text = Text(" " * label + "".join(f" {column_name(x):>2}" for x in range(width)) + "\n")
+    """The board in colour (the layout of ``str(game)``); cells that just burst are
+    underlined."""
+    header, rows = board_layout(width, counts, owners)
+    text = Text(header + "\n")
     burst_set = set(bursts)
-    for y in range(height):
+    for y, (label, cells) in enumerate(rows):
         if y:
             text.append("\n")
-        text.append(f"{y + 1:>{label}} ")
-        for x in range(width):
-            i = y * width + x
+        text.append(label)
+        for x, (i, cell, owner) in enumerate(cells):
             if x:
                 text.append(" ")
-            if counts[i] == 0:
-                text.append(" .", style="underline dim" if i in burst_set else "dim")
-            else:
-                style = PLAYER_STYLES[owners[i]] + (" underline" if i in burst_set else "")
-                text.append(f"{counts[i]}{PLAYER_LETTERS[owners[i]]}", style=style)
+            style = "dim" if owner < 0 else PLAYER_STYLES[owner]
+            text.append(cell, style=style + (" underline" if i in burst_set else ""))
     return text
 
 
