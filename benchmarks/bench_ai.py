@@ -5,7 +5,7 @@
 
 Prints, on 5x5 colorwars and over both seats (half the games with each player first):
 MCTS (1,000 simulations per move) against random and against greedy; alpha-beta (depth 3)
-against greedy; MCTS simulations per second and alpha-beta nodes per second on a mid-game
+against greedy; MCTS simulations per second and alpha-beta positions per second on a mid-game
 position; solver positions per second.
 """
 
@@ -74,8 +74,8 @@ def main() -> None:
     for m in ["c3", "d4", "b5", "e2", "a1", "f6"]:
         quiet.play(m)
     d = ai.AlphaBeta(depth=6).search(quiet)
-    print(f"  AlphaBeta depth 6 on 6x6 classic after 6 moves: {d.work:,} nodes, "
-          f"{d.work / d.seconds:,.0f} nodes/s")  # fmt: skip
+    print(f"  AlphaBeta depth 6 on 6x6 classic after 6 moves: {d.work:,} positions, "
+          f"{d.work / d.seconds:,.0f} positions/s")  # fmt: skip
 
     print("\nsolver (no cache)")
     for w, h, rules in [(3, 3, "classic"), (4, 4, "colorwars")] + (

@@ -81,7 +81,7 @@ impl GameConfig {
 
 /// A player, read from the attributes of `colorwars.players.NativeSpec`.
 #[derive(FromPyObject)]
-struct PlayerSpec {
+struct NativeSpec {
     kind: String,
     simulations: u32,
     depth: i32,
@@ -91,7 +91,7 @@ struct PlayerSpec {
     greedy: f64,
 }
 
-impl PlayerSpec {
+impl NativeSpec {
     fn check(&self, cfg: &Config) -> PyResult<Player> {
         let time = match self.seconds {
             Some(t) if !(t.is_finite() && t > 0.0 && t <= 1e6) => {
@@ -691,7 +691,7 @@ impl NativeVecEnv {
 fn ai_choose(
     py: Python<'_>,
     game: &Bound<'_, NativeGame>,
-    player: PlayerSpec,
+    player: NativeSpec,
     seed: u64,
 ) -> PyResult<(usize, u64)> {
     let position = game.borrow().inner.without_history();
@@ -717,7 +717,7 @@ fn ai_choose(
 fn play_match<'py>(
     py: Python<'py>,
     config: GameConfig,
-    seats: Vec<PlayerSpec>,
+    seats: Vec<NativeSpec>,
     games: usize,
     seed: u64,
     first_move: Option<i64>,

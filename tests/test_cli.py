@@ -133,7 +133,9 @@ def test_solve_command(
 
 
 def test_tournament_command(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["tournament", "--players", "random,greedy", "--games", "20", "--size", "4x4"]) == 0
+    assert (
+        main(["tournament", "--policies", "random,greedy", "--games", "20", "--size", "4x4"]) == 0
+    )
     out = capsys.readouterr().out
     assert "round robin, 4x4 colorwars" in out
     assert "Elo" in out

@@ -16,7 +16,13 @@ from rich.text import Text
 
 from colorwars._common import PLAYER_LETTERS, board_layout, column_name
 from colorwars._validate import show
-from colorwars.errors import BackendError, ColorwarsError, ConfigError, InvalidRecordError
+from colorwars.errors import (
+    BackendError,
+    ColorwarsError,
+    ConfigError,
+    InvalidPolicyError,
+    InvalidRecordError,
+)
 from colorwars.record import GameFactory, GameRecord
 
 # One colour per player, in seat order.
@@ -278,7 +284,7 @@ def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
     from colorwars.ai import tournament
 
     width, height = args.size
-    players = _players(args.players)
+    players = _players(args.policies)
     with _Bar(console, "matches") as bar:
         result = tournament(
             players, args.games, width, height, args.rules, args.seed, args.threads, progress=bar
@@ -321,7 +327,13 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
     from colorwars.ai import opening_win_rates, parse_player
 
     width, height = args.size
-    first, second = parse_player(args.first), parse_player(args.second)
+    names = args.policies.split(",")
+    if len(names) != 2:
+        raise InvalidPolicyError(
+            f"invalid policies {show(args.policies)}: give two players, seat a's and seat b's, "
+            "e.g. greedy,mcts:200"
+        )
+    first, second = parse_player(args.first or names[0]), parse_player(args.second or names[1])
     if args.png:
         writable_output(args.png, (".png",))
     with _Bar(console, "opening cells") as bar:
@@ -330,7 +342,7 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
     console.print(
         Text(
             f"first player's win rate by opening cell, {width}x{height} {args.rules}, "
-            f"{first.name} (first) against {second.name}, {args.games} games per cell"
+            f"{first.name} (seat a, first) against {second.name}, {args.games} games per cell"
         )
     )
     text = Text(" " * 3 + "".join(f"{column_name(x):>5}" for x in range(width)) + "\n")
@@ -519,10 +531,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Every pair of players plays --games games, half with each seat first.",
     )
     tour.add_argument(
-        "--players",
+        "--policies",
         default="random,greedy,alphabeta:3,mcts:1000",
-        help=f"comma-separated: {players_help}",
+        help=f"the players, comma-separated: {players_help}",
     )
+    # The flag's old name (a list here, a count in simulate: one name per concept now).
+    tour.add_argument("--players", dest="policies", help=argparse.SUPPRESS)
     tour.add_argument("--games", type=int, default=100, help="games per pair (100)")
     tour.set_defaults(run=cmd_tournament)
 
@@ -531,10 +545,17 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[common],
         help="the first player's win rate for each opening cell, as a heatmap",
         description="For each cell, --games games whose first move is that cell, then played "
-        "by --first and --second; drawn in the terminal and optionally saved as a PNG.",
+        "by the players of seat a (who moves first) and seat b; drawn in the terminal and "
+        "optionally saved as a PNG.",
     )
-    op.add_argument("--first", default="greedy", help=f"the first player ({players_help})")
-    op.add_argument("--second", default="greedy", help="the second player")
+    op.add_argument(
+        "--policies",
+        default="greedy,greedy",
+        help=f"seat a's and seat b's players, e.g. greedy,mcts:200 ({players_help})",
+    )
+    # The flags' old names, kept working: each names one seat's player.
+    op.add_argument("--first", default=None, help=argparse.SUPPRESS)
+    op.add_argument("--second", default=None, help=argparse.SUPPRESS)
     op.add_argument("--games", type=int, default=200, help="games per opening cell (200)")
     op.add_argument("--png", help="save the heatmap as a PNG (needs colorwars[plot])")
     op.set_defaults(run=cmd_openings)

@@ -137,8 +137,8 @@ pub fn choose_move<B: Bits>(
         ),
         Player::AlphaBeta { depth, time } => {
             let deadline = time.map(|t| Instant::now() + t);
-            let (m, _, nodes) = alphabeta_move(geo, cfg, pos, depth, deadline, control)?;
-            (m, nodes)
+            let (m, _, positions) = alphabeta_move(geo, cfg, pos, depth, deadline, control)?;
+            (m, positions)
         }
     })
 }

@@ -48,7 +48,8 @@ pub struct Searcher<'a, B> {
     /// Evaluate horizon positions (alpha-beta) or score them 0, unknown (solver).
     pub use_eval: bool,
     tt: Table,
-    pub nodes: u64,
+    /// Positions searched so far.
+    pub positions: u64,
     deadline: Option<Instant>,
     control: &'a Control,
     /// Set once the deadline passed or the control was cancelled: results are then partial.
@@ -69,7 +70,7 @@ impl<'a, B: Bits> Searcher<'a, B> {
             cfg,
             use_eval,
             tt: Table::new(tt_bits)?,
-            nodes: 0,
+            positions: 0,
             deadline,
             control,
             stopped: false,
@@ -113,8 +114,8 @@ impl<'a, B: Bits> Searcher<'a, B> {
         beta: i32,
         ply: i32,
     ) -> i32 {
-        self.nodes += 1;
-        if self.nodes & 1023 == 0
+        self.positions += 1;
+        if self.positions & 1023 == 0
             && (self.control.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d))
         {
             self.stopped = true;
@@ -267,5 +268,5 @@ pub fn alphabeta_move<B: Bits>(
             break; // a forced result: deeper search cannot change the decision
         }
     }
-    Ok((chosen.0, chosen.1, s.nodes))
+    Ok((chosen.0, chosen.1, s.positions))
 }

@@ -103,7 +103,7 @@ pub fn solve<B: Bits>(
         winner,
         plies,
         line,
-        positions: s.nodes,
+        positions: s.positions,
     }))
 }
 
