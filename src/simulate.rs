@@ -67,6 +67,28 @@ pub struct SimOutput {
     pub complete: bool,
 }
 
+impl SimOutput {
+    /// Joins recorded moves kept in parts (blocks of games, or single games): each part gives
+    /// its moves and where each of its games starts in them. The memory is reserved first
+    /// (`Error::OutOfMemory` rather than an abort).
+    pub(crate) fn join_moves<'a, I>(&mut self, games: usize, parts: I) -> Result<()>
+    where
+        I: Iterator<Item = (&'a [u16], &'a [u64])> + Clone,
+    {
+        let total: usize = parts.clone().map(|(m, _)| m.len()).sum();
+        let oom = |_| Error::OutOfMemory("the recorded moves".into());
+        self.offsets.try_reserve_exact(games + 1).map_err(oom)?;
+        self.moves.try_reserve_exact(total).map_err(oom)?;
+        for (moves, starts) in parts {
+            let base = self.moves.len() as u64;
+            self.offsets.extend(starts.iter().map(|x| x + base));
+            self.moves.extend_from_slice(moves);
+        }
+        self.offsets.push(self.moves.len() as u64);
+        Ok(())
+    }
+}
+
 /// Chooses a move for a `Random` or `Greedy` player in `pos` (which must have a legal move).
 /// The search players choose through `ai::choose_move`; here they would play as `Random`.
 #[inline]
@@ -231,17 +253,8 @@ fn simulate_on<B: Bits>(
         ..SimOutput::default()
     };
     if spec.record {
-        // Stitch the blocks' move lists together, shifting each block's offsets.
-        let total: usize = block_moves.iter().map(Vec::len).sum();
-        let oom = |_| Error::OutOfMemory("the recorded moves".into());
-        out.offsets.try_reserve_exact(count + 1).map_err(oom)?;
-        out.moves.try_reserve_exact(total).map_err(oom)?;
-        for (m, o) in block_moves.iter().zip(&block_offsets) {
-            let base = out.moves.len() as u64;
-            out.offsets.extend(o.iter().map(|x| x + base));
-            out.moves.extend_from_slice(m);
-        }
-        out.offsets.push(out.moves.len() as u64);
+        let parts = block_moves.iter().zip(&block_offsets);
+        out.join_moves(count, parts.map(|(m, o)| (m.as_slice(), o.as_slice())))?;
     }
     Ok(out)
 }

@@ -7,7 +7,7 @@ use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::play_unchecked;
 use crate::control::Control;
-use crate::error::{try_push, try_vec, Error, Result};
+use crate::error::{try_push, try_vec, Result};
 use crate::rng::{game_rng, mix};
 use crate::rules::Config;
 use crate::simulate::{GameSummary, SimOutput};
@@ -97,15 +97,8 @@ pub fn play_match<B: Bits>(
         ..SimOutput::default()
     };
     if spec.record {
-        let total: usize = moves.iter().map(Vec::len).sum();
-        let oom = |_| Error::OutOfMemory("the recorded moves".into());
-        out.offsets.try_reserve_exact(games + 1).map_err(oom)?;
-        out.moves.try_reserve_exact(total).map_err(oom)?;
-        for m in &moves {
-            out.offsets.push(out.moves.len() as u64);
-            out.moves.extend_from_slice(m);
-        }
-        out.offsets.push(out.moves.len() as u64);
+        // Each game is a part of its own, starting at 0 in its moves.
+        out.join_moves(games, moves.iter().map(|m| (m.as_slice(), &[0u64][..])))?;
     }
     Ok(out)
 }
