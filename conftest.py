@@ -12,7 +12,8 @@ EXTRAS = {"gymnasium.py": "gymnasium", "pettingzoo.py": "pettingzoo", "openspiel
 
 
 def pytest_ignore_collect(collection_path: Path) -> bool | None:
-    if collection_path.parent.name == "colorwars" and collection_path.name in EXTRAS:
-        if importlib.util.find_spec(EXTRAS[collection_path.name]) is None:
-            return True
+    name = collection_path.name
+    adapter = collection_path.parent.name == "colorwars" and name in EXTRAS
+    if adapter and importlib.util.find_spec(EXTRAS[name]) is None:
+        return True
     return None
