@@ -700,12 +700,18 @@ fn ai_choose(
     if let Some(w) = position.winner() {
         return Err(Error::GameOver { winner: w as u8 }.into());
     }
-    let (choice, _) = watched(py, None, 0.05, |control| {
+    let choose = |control: &Control| {
         with_game!(&position, g => {
             let mut rng = game_rng(seed, zobrist(g.pos(), cfg.players));
             choose_move(g.geo(), &cfg, g.pos(), &player, &mut rng, seed, control)
         })
-    })?;
+    };
+    let choice = if matches!(player, Player::Random | Player::Greedy) {
+        // One pass over the legal moves: too quick to need a watcher thread for Ctrl-C.
+        py.detach(|| choose(&Control::new()))
+    } else {
+        watched(py, None, 0.05, choose)?.0
+    };
     Ok(choice?)
 }
 
