@@ -1,14 +1,20 @@
-"""Test collection for the whole repository: the adapter modules for optional extras
-(``colorwars.gymnasium``, ``colorwars.pettingzoo``, ``colorwars.openspiel``) are collected for
-their doctests only when their extra is installed, so ``pytest`` passes without extras."""
+"""Test collection for the whole repository: the modules for optional extras (the adapters
+``colorwars.gymnasium``, ``colorwars.pettingzoo``, ``colorwars.openspiel`` and the web app
+``colorwars.web``) are collected for their doctests only when their extra is installed, so
+``pytest`` passes without extras."""
 
 from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
 
-# Adapter module -> the package its extra installs.
-EXTRAS = {"gymnasium.py": "gymnasium", "pettingzoo.py": "pettingzoo", "openspiel.py": "pyspiel"}
+# Module (or package folder) of colorwars -> the package its extra installs.
+EXTRAS = {
+    "gymnasium.py": "gymnasium",
+    "pettingzoo.py": "pettingzoo",
+    "openspiel.py": "pyspiel",
+    "web": "starlette",
+}
 
 
 def pytest_ignore_collect(collection_path: Path) -> bool | None:
