@@ -10,7 +10,7 @@ use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 
-use crate::ai::{choose_move, MatchSpec, Player};
+use crate::ai::{choose_move, mcts_analysis, MatchSpec, Player};
 use crate::control::{watch, Control};
 use crate::error::Error;
 use crate::game::AnyGame;
@@ -715,6 +715,44 @@ fn ai_choose(
     Ok(choice?)
 }
 
+/// One root move as `ai_analyse` reports it: (cell, visits, total reward of the mover).
+type MoveRow = (usize, u64, f64);
+
+/// An MCTS player's view of every legal move (GIL released, Ctrl-C stops it): a list of
+/// (cell, visits, total reward of the player to move) and the simulations run.
+#[pyfunction]
+fn ai_analyse(
+    py: Python<'_>,
+    game: &Bound<'_, NativeGame>,
+    player: NativeSpec,
+    seed: u64,
+) -> PyResult<(Vec<MoveRow>, u64)> {
+    let position = game.borrow().inner.without_history();
+    let cfg = *position.cfg();
+    let Player::Mcts {
+        simulations,
+        time,
+        c,
+        threads,
+        greedy,
+    } = player.check(&cfg)?
+    else {
+        return Err(Error::InvalidPolicy("only MCTS players analyse positions".into()).into());
+    };
+    if let Some(w) = position.winner() {
+        return Err(Error::GameOver { winner: w as u8 }.into());
+    }
+    let ((stats, sims), _) = watched(py, None, 0.05, |control| {
+        with_game!(&position, g => mcts_analysis(
+            g.geo(), &cfg, g.pos(), simulations, time, c, threads, greedy, seed, control,
+        ))
+    })?;
+    Ok((
+        stats.iter().map(|s| (s.cell, s.visits, s.reward)).collect(),
+        sims,
+    ))
+}
+
 /// Plays games `start .. start + games` between the seats natively (all cores, GIL
 /// released); the same arrays as `simulate`.
 #[pyfunction]
@@ -787,5 +825,5 @@ fn solve(
 #[pymodule]
 mod _core {
     #[pymodule_export]
-    use super::{ai_choose, play_match, simulate, solve, NativeGame, NativeVecEnv};
+    use super::{ai_analyse, ai_choose, play_match, simulate, solve, NativeGame, NativeVecEnv};
 }

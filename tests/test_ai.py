@@ -281,3 +281,18 @@ def test_tournament_and_openings_report_progress() -> None:
     ai.opening_win_rates(ai.Random(), ai.Random(), 2, width=2, height=3,
                          progress=lambda d, t: cells.append(d))  # fmt: skip
     assert cells == [1, 2, 3, 4, 5, 6]
+
+
+def test_mcts_analysis_reports_every_legal_move() -> None:
+    g = colorwars.Game.from_text("3x3 classic 2 1a2b./.../... a ab - 3")
+    player = ai.MCTS(simulations=400, seed=3)
+    moves = player.analyse(g)
+    assert [m.cell for m in moves] == g.legal_moves()
+    assert sum(m.visits for m in moves) == 400
+    assert sum(m.share for m in moves) == pytest.approx(1.0)
+    best = max(moves, key=lambda m: m.visits)
+    assert best.cell == player.choose(g) == 0  # a1 wins at once
+    assert best.win_rate == 1.0  # every playout through a won position is a win
+    assert all(m.win_rate is None or 0 <= m.win_rate <= 1 for m in moves)
+    with pytest.raises(InvalidPolicyError, match="only MCTS"):
+        colorwars._core.ai_analyse(g._native, ai.Greedy().native_spec(), 0)

@@ -40,7 +40,15 @@ class _Player(Protocol):
     @property
     def greedy(self) -> float: ...
 
-__all__ = ["NativeGame", "NativeVecEnv", "ai_choose", "play_match", "simulate", "solve"]
+__all__ = [
+    "NativeGame",
+    "NativeVecEnv",
+    "ai_analyse",
+    "ai_choose",
+    "play_match",
+    "simulate",
+    "solve",
+]
 
 @final
 class NativeGame:
@@ -139,6 +147,9 @@ class NativeVecEnv:
     def snapshot(self, i: int) -> tuple[list[int], list[int], int, int]: ...
 
 def ai_choose(game: NativeGame, player: _Player, seed: int) -> tuple[int, int]: ...
+def ai_analyse(
+    game: NativeGame, player: _Player, seed: int
+) -> tuple[list[tuple[int, int, float]], int]: ...
 def play_match(
     config: _Config,
     seats: Sequence[_Player],

@@ -10,6 +10,9 @@ take players as objects or names, checked here.
 >>> d = MCTS(simulations=200, seed=0).search(g)
 >>> d.cell in g.legal_moves(), d.work
 (True, 200)
+>>> best = max(MCTS(simulations=200, seed=0).analyse(g), key=lambda m: m.visits)
+>>> best.cell == d.cell
+True
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ __all__ = [
     "AlphaBeta",
     "Decision",
     "Greedy",
+    "MoveValue",
     "Player",
     "Random",
     "native_game",
@@ -47,6 +51,17 @@ class NativeSpec:
     c: float = 0.0
     threads: int = 1
     greedy: float = 0.0
+
+
+class MoveValue(NamedTuple):
+    """What an MCTS search thinks of one legal move: the simulations through it, their share
+    of all simulations, and the player to move's win rate over them (None when the search
+    never tried the move)."""
+
+    cell: int
+    visits: int
+    share: float
+    win_rate: float | None
 
 
 class Decision(NamedTuple):
@@ -177,6 +192,23 @@ class MCTS(_Base):
     @property
     def name(self) -> str:
         return f"mcts({self.time}s)" if self.time else f"mcts({self.simulations})"
+
+    def analyse(self, game: Any) -> list[MoveValue]:
+        """Every legal move of ``game`` with the search's statistics, by cell (for analysis
+        boards: shade each cell by its share or win rate). The move ``choose`` picks is the
+        one with the most visits. Ctrl-C stops a long search."""
+        native = native_game(game)
+        if native.winner is not None:
+            raise GameOverError(
+                f"illegal move: the game is over (player {'abcdefgh'[native.winner]} has won); "
+                "no move is allowed"
+            )
+        rows, _ = _core.ai_analyse(native, self.native_spec(), self.seed)
+        total = max(sum(v for _, v, _ in rows), 1)
+        return [
+            MoveValue(cell, visits, visits / total, reward / visits if visits else None)
+            for cell, visits, reward in rows
+        ]
 
     def native_spec(self) -> NativeSpec:
         return NativeSpec(

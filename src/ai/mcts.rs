@@ -33,9 +33,18 @@ const PLAYOUT_LIMIT: u32 = 5000;
 /// goes on with playouts from its leaves, so a huge budget never exhausts memory.
 const TREE_BYTES: usize = 1 << 30;
 
+/// What the search found for one move at the root: the cell, the simulations that went
+/// through it and the total reward of the player to move over them (a win counts 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct MoveStats {
+    pub cell: usize,
+    pub visits: u64,
+    pub reward: f64,
+}
+
 /// Monte-Carlo tree search (UCT): every seat maximises its own result (1 for a win, 0 for a
-/// loss). Root parallelism: `threads` independent trees share the budget and their root visit
-/// counts are summed. Returns the most visited move and the simulations run.
+/// loss). Root parallelism: `threads` independent trees share the budget and their root
+/// statistics are summed. Returns the most visited move and the simulations run.
 #[allow(clippy::too_many_arguments)]
 pub fn mcts<B: Bits>(
     geo: &Geometry<B>,
@@ -49,6 +58,43 @@ pub fn mcts<B: Bits>(
     seed: u64,
     control: &Control,
 ) -> (usize, u64) {
+    let (stats, sims) = mcts_analysis(
+        geo,
+        cfg,
+        root,
+        simulations,
+        time,
+        c,
+        threads,
+        greedy,
+        seed,
+        control,
+    );
+    let legal = legal_mask(geo, cfg.rules, root);
+    let mut best = (legal.nth(0), 0u64);
+    for s in &stats {
+        if s.visits > best.1 {
+            best = (s.cell, s.visits);
+        }
+    }
+    (best.0, sims)
+}
+
+/// The search of `mcts`, reporting every legal move of the root (ascending by cell, moves the
+/// search never tried with 0 visits) and the simulations run.
+#[allow(clippy::too_many_arguments)]
+pub fn mcts_analysis<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    root: &Position<B>,
+    simulations: u32,
+    time: Option<Duration>,
+    c: f64,
+    threads: usize,
+    greedy: f64,
+    seed: u64,
+    control: &Control,
+) -> (Vec<MoveStats>, u64) {
     let key = zobrist(root, cfg.players);
     let max_nodes = (TREE_BYTES / threads / std::mem::size_of::<Node<B>>()).max(2);
     let deadline = time.map(|t| Instant::now() + t);
@@ -69,7 +115,7 @@ pub fn mcts<B: Bits>(
             control,
         )
     };
-    let trees: Vec<(Vec<(usize, u32)>, u64)> = if threads == 1 {
+    let trees: Vec<(Vec<MoveStats>, u64)> = if threads == 1 {
         vec![run(0)]
     } else {
         std::thread::scope(|s| {
@@ -80,22 +126,24 @@ pub fn mcts<B: Bits>(
                 .collect()
         })
     };
-    let mut visits = vec![0u64; geo.cells];
+    let mut stats = Vec::new();
+    legal_mask(geo, cfg.rules, root).for_each(|cell| {
+        stats.push(MoveStats {
+            cell,
+            ..MoveStats::default()
+        })
+    });
     let mut sims = 0;
     for (children, n) in &trees {
         sims += n;
-        for &(m, v) in children {
-            visits[m] += u64::from(v);
+        for child in children {
+            if let Some(s) = stats.iter_mut().find(|s| s.cell == child.cell) {
+                s.visits += child.visits;
+                s.reward += child.reward;
+            }
         }
     }
-    let legal = legal_mask(geo, cfg.rules, root);
-    let mut best = legal.nth(0);
-    legal.for_each(|m| {
-        if visits[m] > visits[best] {
-            best = m;
-        }
-    });
-    (best, sims)
+    (stats, sims)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -110,7 +158,7 @@ fn mcts_tree<B: Bits>(
     mut rng: Xoshiro256PlusPlus,
     max_nodes: usize,
     control: &Control,
-) -> (Vec<(usize, u32)>, u64) {
+) -> (Vec<MoveStats>, u64) {
     let players = cfg.players;
     let mut nodes = vec![Node {
         pos: *root,
@@ -208,10 +256,18 @@ fn mcts_tree<B: Bits>(
             k = node.parent;
         }
     }
+    let mover = root.to_move as usize;
     let children = nodes[0]
         .children
         .iter()
-        .map(|&ch| (nodes[ch as usize].mv as usize, nodes[ch as usize].visits))
+        .map(|&ch| {
+            let node = &nodes[ch as usize];
+            MoveStats {
+                cell: node.mv as usize,
+                visits: u64::from(node.visits),
+                reward: f64::from(node.reward[mover]),
+            }
+        })
         .collect();
     (children, done)
 }

@@ -5,7 +5,7 @@ mod matches;
 mod mcts;
 
 pub use matches::{play_match, MatchSpec};
-pub use mcts::mcts;
+pub use mcts::{mcts, mcts_analysis, MoveStats};
 
 use std::time::{Duration, Instant};
 
