@@ -22,7 +22,7 @@ ply 1: player b to move
 ...     returns[agent] += reward
 ...     e.step(None if terminated or truncated else int(obs["action_mask"].argmax()))
 >>> returns, e.unwrapped.game.winner
-({'player_a': 1.0, 'player_b': -1.0}, 0)
+({'player_a': -1.0, 'player_b': 1.0}, 1)
 
 - **Agents** ``"player_a"``, ``"player_b"``, ... in seat order (``possible_agents``); the
   first to move is ``first`` (seat 0 by default). Turns follow the game (RULES.md §3.6).
@@ -77,6 +77,7 @@ from colorwars import views
 from colorwars._common import PLAYER_LETTERS
 from colorwars.errors import (
     ConfigError,
+    GameOverError,
     IllegalMoveError,
     InvalidMoveError,
     InvalidPlayersError,
@@ -147,18 +148,15 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801  (PettingZoo's name)
     ) -> None:
         super().__init__()
         c = check.config(width, height, players, rules, first)
-        self.width, self.height, self.players, self.rules, self.first = (
-            c.width,
-            c.height,
-            c.players,
-            c.rules,
-            c.first,
-        )
+        self.width, self.height, self.players, self.first = c.width, c.height, c.players, c.first
+        self.rules = c.rules
         self.render_mode = (
             None if render_mode is None else check.choice(render_mode, "render_mode", RENDER_MODES)
         )
         self.max_cycles = (
-            None if max_cycles is None else check.whole(max_cycles, "max_cycles", 1, check.MAX_PLIES)
+            None
+            if max_cycles is None
+            else check.whole(max_cycles, "max_cycles", 1, check.MAX_PLIES)
         )
         self.illegal = check.choice(illegal, "illegal", ILLEGAL)
         cells = c.width * c.height
@@ -187,9 +185,9 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801  (PettingZoo's name)
         )
 
     # -- spaces ----------------------------------------------------------------------------
-    def _seat(self, agent: object) -> int:
+    def _seat(self, agent: str) -> int:
         try:
-            return self._seats[agent]  # type: ignore[index]
+            return self._seats[agent]
         except (KeyError, TypeError):
             agents = ", ".join(repr(a) for a in self.possible_agents)
             raise InvalidPlayersError(
@@ -197,6 +195,7 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801  (PettingZoo's name)
             ) from None
 
     def observation_space(self, agent: str) -> spaces.Dict:
+        """The same object for the same agent (PettingZoo seeds spaces through it)."""
         return self.observation_spaces[self.possible_agents[self._seat(agent)]]
 
     def action_space(self, agent: str) -> spaces.Discrete:
@@ -229,6 +228,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801  (PettingZoo's name)
         self._start()
 
     def step(self, action: Any) -> None:
+        if not self.agents:
+            raise GameOverError("the game is over and every agent has left: reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
@@ -311,8 +312,8 @@ class raw_env(AECEnv):  # type: ignore[misc]  # noqa: N801  (PettingZoo's name)
         mode, a warning (as Gymnasium's environments do) and ``None``."""
         if self.render_mode is None:
             gymnasium.logger.warn(
-                "You are calling render method without specifying any render mode: "
-                f"pass render_mode={list(RENDER_MODES)} to colorwars.pettingzoo.env"
+                "You are calling render method without specifying any render mode: pass "
+                "render_mode='ansi' or 'rgb_array' to colorwars.pettingzoo.env"
             )
             return None
         if self.render_mode == "ansi":
