@@ -17,7 +17,7 @@ use crate::game::AnyGame;
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
 use crate::rng::game_rng;
 use crate::rules::{Config, Rules};
-use crate::search::zobrist;
+use crate::search::{zobrist, MoveResult, Solver};
 use crate::simulate::{parse_player, GameSummary, SimOutput, SimSpec};
 use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
 use crate::with_game;
@@ -822,8 +822,52 @@ fn solve(
     Ok(solution?.map(|s| (s.winner, s.plies, s.line, s.positions, seconds)))
 }
 
+/// What `solve_position` returns: (winner, plies, line, positions, seconds, and with
+/// `moves` the exact (cell, winner, plies) of every legal move).
+type PositionSolution = (usize, u32, Vec<usize>, u64, f64, Vec<MoveResult>);
+
+/// Solves a two-player game exactly from its current position (GIL released, Ctrl-C stops
+/// it); with `moves`, also every legal move's exact result. None if something is not proven
+/// within `max_depth` plies.
+#[pyfunction]
+#[pyo3(signature = (game, max_depth=200, moves=true))]
+fn solve_position(
+    py: Python<'_>,
+    game: &Bound<'_, NativeGame>,
+    max_depth: i32,
+    moves: bool,
+) -> PyResult<Option<PositionSolution>> {
+    let position = game.borrow().inner.without_history();
+    let cfg = *position.cfg();
+    if cfg.players != 2 {
+        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
+    }
+    let max_depth = max_depth.clamp(1, 10_000);
+    let (found, seconds) = watched(py, None, 0.05, |control| {
+        with_game!(&position, g => {
+            let mut solver = Solver::new(g.geo(), &cfg, control)?;
+            let Some(best) = solver.solve(g.pos(), max_depth) else {
+                return Ok(None);
+            };
+            let each = if moves && g.pos().winner().is_none() {
+                match solver.solve_moves(g.pos(), max_depth) {
+                    Some(each) => each,
+                    None => return Ok(None),
+                }
+            } else {
+                Vec::new()
+            };
+            Ok::<_, Error>(Some((best, each, solver.positions())))
+        })
+    })?;
+    Ok(found?.map(|(s, each, positions)| (s.winner, s.plies, s.line, positions, seconds, each)))
+}
+
 #[pymodule]
 mod _core {
     #[pymodule_export]
-    use super::{ai_analyse, ai_choose, play_match, simulate, solve, NativeGame, NativeVecEnv};
+    use super::{
+        ai_analyse, ai_choose, play_match, simulate, solve, solve_position, NativeGame,
+        NativeVecEnv,
+    };
 }

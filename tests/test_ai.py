@@ -296,3 +296,64 @@ def test_mcts_analysis_reports_every_legal_move() -> None:
     assert all(m.win_rate is None or 0 <= m.win_rate <= 1 for m in moves)
     with pytest.raises(InvalidPolicyError, match="only MCTS"):
         colorwars._core.ai_analyse(g._native, ai.Greedy().native_spec(), 0)
+
+
+@pytest.mark.parametrize(
+    ("size", "opening"),
+    [
+        ((2, 3, "classic"), ["a1"]),
+        ((3, 2, "colorwars"), ["a1", "c2"]),
+        ((2, 4, "colorwars"), ["b2", "a4"]),
+        ((3, 3, "colorwars"), ["b2", "a1"]),
+    ],
+)
+def test_solve_from_a_position_agrees_with_brute_force(
+    size: tuple[int, int, str], opening: list[str]
+) -> None:
+    """`colorwars.solve(game)`: the position's value and every move's value match a brute
+    force on the reference engine, and the line replays to the stated result."""
+    w, h, rules = size
+    for engine in (colorwars.Game, reference.Game):
+        g = engine(width=w, height=h, rules=rules)
+        for m in opening:
+            g.play(m)
+        s = colorwars.solve(g)
+        memo: dict[str, int] = {}
+        v = brute_force(reference.Game.from_text(g.to_text()), memo)
+        assert (s.winner == g.to_move) == (v > 0)
+        assert s.plies == abs(v)
+        assert s.position == g.to_text()
+        assert sorted(s.moves) == g.legal_moves()
+        for cell, (winner, plies) in s.moves.items():
+            after = reference.Game.from_text(g.to_text())
+            after.play(cell)
+            if after.winner is not None:
+                assert (winner, plies) == (after.winner, 1)
+                continue
+            child = brute_force(after, memo)  # value for the player to move after the move
+            assert (winner == after.to_move) == (child > 0)
+            assert plies == abs(child) + 1
+        replay = reference.Game.from_text(g.to_text())
+        for cell in s.line:
+            replay.play(cell)
+        assert replay.winner == s.winner
+        assert len(s.line) == s.plies
+        best = s.winning_moves()
+        if s.winner == g.to_move:
+            assert best[0] in s.moves
+            assert s.moves[best[0]] == (s.winner, s.plies)
+        else:
+            assert best == []
+
+
+def test_solve_from_a_position_refuses_what_it_cannot_solve() -> None:
+    with pytest.raises(InvalidPolicyError, match="two-player"):
+        colorwars.solve(colorwars.Game(width=3, height=3, players=3))
+    with pytest.raises(TypeError):
+        colorwars.solve("3x3")
+    with pytest.raises(colorwars.ConfigError, match="game alone"):
+        colorwars.solve(colorwars.Game(width=3, height=3), 3)
+    done = colorwars.Game.from_text("2x2 classic 2 1a1a/1a1b a ab - 6")
+    done.play("a1")
+    s = colorwars.solve(done)
+    assert (s.winner, s.plies, s.line, s.moves) == (0, 0, [], {})

@@ -48,6 +48,7 @@ __all__ = [
     "play_match",
     "simulate",
     "solve",
+    "solve_position",
 ]
 
 @final
@@ -166,3 +167,6 @@ def play_match(
 def solve(
     config: _Config, max_depth: int = 200
 ) -> tuple[int, int, list[int], int, float] | None: ...
+def solve_position(
+    game: NativeGame, max_depth: int = 200, moves: bool = True
+) -> tuple[int, int, list[int], int, float, list[tuple[int, int, int]]] | None: ...

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
-from colorwars.errors import ConfigError, SearchLimitError
-from colorwars.rules import RulesLike, resolve
+from colorwars.errors import ConfigError, InvalidPolicyError, SearchLimitError
+from colorwars.rules import Rules, RulesLike, resolve
 
 __all__ = ["SearchLimitError", "Solution", "cache_path", "solve"]
 
@@ -20,9 +23,12 @@ MAX_DEPTH = 10_000
 
 @dataclass(frozen=True)
 class Solution:
-    """The game-theoretic result of a board: ``winner`` (seat 0 moves first) wins in
-    ``plies`` plies with perfect play (the winner as fast as it can, the loser holding out as
-    long as it can); ``line`` is a principal variation."""
+    """The game-theoretic result of a board or a position: ``winner`` wins in ``plies`` plies
+    with perfect play from there (the winner as fast as it can, the loser holding out as long
+    as it can); ``line`` is a principal variation. For a position (``solve(game)``),
+    ``position`` is its notation and ``moves`` maps every legal cell to the exact
+    ``(winner, plies)`` after playing it (``plies`` counted from the position, the move
+    included); a board's solution (from the empty board) has ``position=None`` and no moves."""
 
     width: int
     height: int
@@ -32,13 +38,24 @@ class Solution:
     line: list[int]
     positions: int
     seconds: float
+    position: str | None = None
+    moves: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    def winning_moves(self) -> list[int]:
+        """The legal cells after which the player to move still wins (none in a lost
+        position), fastest win first."""
+        to_move = PLAYER_LETTERS.index(self.position.split()[4]) if self.position else 0
+        wins = [(plies, cell) for cell, (w, plies) in self.moves.items() if w == to_move]
+        return [cell for _, cell in sorted(wins)]
 
     def line_names(self) -> list[str]:
         return [f"{column_name(c % self.width)}{c // self.width + 1}" for c in self.line]
 
     def __str__(self) -> str:
+        board = f"{self.width}x{self.height} {self.rules}"
+        where = f"from {self.position}" if self.position else board
         return (
-            f"{self.width}x{self.height} {self.rules}: player {PLAYER_LETTERS[self.winner]} "
+            f"{where}: player {PLAYER_LETTERS[self.winner]} "
             f"wins in {self.plies} plies ({self.positions:,} positions, {self.seconds:.2f} s); "
             f"line {' '.join(self.line_names())}"
         )
@@ -58,6 +75,28 @@ def _load(path: Path) -> dict[str, dict[str, object]]:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _solve_position(game: object, max_depth: int) -> Solution:
+    from colorwars.players import native_game
+
+    native = native_game(game)
+    text = native.to_text()
+    if native.players != 2:
+        raise InvalidPolicyError(
+            f"invalid game: the solver plays two-player games, this one has {native.players}"
+        )
+    found = _core.solve_position(native, max_depth)
+    if found is None:
+        raise SearchLimitError(
+            f"{text}: no result proven within {max_depth} plies; raise max_depth to search deeper"
+        )
+    winner, plies, line, positions, seconds, each = found
+    rules = Rules(native.opening, native.burst).name
+    moves = {cell: (w, p) for cell, w, p in each}
+    return Solution(
+        native.width, native.height, rules, winner, plies, line, positions, seconds, text, moves
+    )
 
 
 def _checked(entry: object, width: int, height: int, rules: str) -> Solution | None:
@@ -80,6 +119,8 @@ def _checked(entry: object, width: int, height: int, rules: str) -> Solution | N
             and isinstance(line, list)
             and len(line) == s.plies
             and all(type(c) is int for c in line)
+            and s.position is None
+            and s.moves == {}
         ):
             return None
         game = ReferenceGame(width, height, 2, rules)
@@ -91,17 +132,34 @@ def _checked(entry: object, width: int, height: int, rules: str) -> Solution | N
 
 
 def solve(
-    width: int, height: int, rules: RulesLike = "classic", max_depth: int = 200, cache: bool = True
+    width: int | Any,
+    height: int | None = None,
+    rules: RulesLike = "classic",
+    max_depth: int = 200,
+    cache: bool = True,
 ) -> Solution:
-    """Solves the two-player game on a ``width x height`` board from the empty board.
+    """Solves a two-player game exactly: ``solve(width, height, rules=...)`` from the empty
+    board, or ``solve(game)`` from a game's current position (a ``colorwars.Game`` or a
+    reference game), with the exact result of every legal move in ``.moves``.
 
-    Results are kept in a cache file (``cache_path()``), so a rerun does not recompute them.
-    Raises ``SearchLimitError`` if no result is proven within ``max_depth`` plies.
+    Board results are kept in a cache file (``cache_path()``), so a rerun does not recompute
+    them. Raises ``SearchLimitError`` if no result is proven within ``max_depth`` plies; Ctrl-C
+    stops a long search.
 
     >>> s = solve(2, 3, rules="classic", cache=False)
     >>> s.winner, s.plies
     (0, 7)
+    >>> import colorwars
+    >>> g = colorwars.Game(2, 3, rules="classic")
+    >>> _ = g.play("a1")
+    >>> after = solve(g)
+    >>> after.winner, after.plies, after.moves[1]
+    (0, 6, (0, 2))
     """
+    if not isinstance(width, int | np.integer) or isinstance(width, bool):
+        if height is not None:
+            raise ConfigError("solve(game) takes the game alone: its size and rules are its own")
+        return _solve_position(width, check.whole(max_depth, "max_depth", 1, MAX_DEPTH))
     r = resolve(rules)
     width, height = check.size(width, height)
     max_depth = check.whole(max_depth, "max_depth", 1, MAX_DEPTH, ConfigError)

@@ -12,7 +12,7 @@ mod table;
 mod zobrist;
 
 pub use alphabeta::{alphabeta_move, evaluate, Searcher};
-pub use solver::{solve, Solution};
+pub use solver::{solve, MoveResult, Solution, Solver};
 pub use zobrist::zobrist;
 
 pub const WIN: i32 = 1_000_000;

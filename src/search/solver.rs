@@ -43,68 +43,110 @@ pub fn solve<B: Bits>(
     max_depth: i32,
     control: &Control,
 ) -> Result<Option<Solution>> {
-    if let Some(w) = pos.winner() {
-        return Ok(Some(Solution {
-            winner: w,
-            plies: 0,
-            line: Vec::new(),
-            positions: 0,
-        }));
+    Ok(Solver::new(geo, cfg, control)?.solve(pos, max_depth))
+}
+
+/// The exact result of every legal move of a position: (cell, winner, plies from the
+/// position, the move included).
+pub type MoveResult = (usize, usize, u32);
+
+/// A solver that keeps its transposition table between positions (the moves of one position
+/// share most of their subtrees).
+pub struct Solver<'a, B> {
+    search: Searcher<'a, B>,
+}
+
+impl<'a, B: Bits> Solver<'a, B> {
+    pub fn new(geo: &'a Geometry<B>, cfg: &'a Config, control: &'a Control) -> Result<Self> {
+        let bits = solver_table_bits(geo.cells);
+        Ok(Solver {
+            search: Searcher::new(geo, cfg, false, None, bits, control)?,
+        })
     }
-    let mut s = Searcher::new(geo, cfg, false, None, solver_table_bits(geo.cells), control)?;
-    let mut depth = 2;
-    let score = loop {
-        let (_, score) = s.root(pos, depth);
-        if s.stopped {
-            return Ok(None);
+
+    /// See `solve`. `positions` counts the positions this call searched.
+    pub fn solve(&mut self, pos: &Position<B>, max_depth: i32) -> Option<Solution> {
+        if let Some(w) = pos.winner() {
+            return Some(Solution {
+                winner: w,
+                plies: 0,
+                line: Vec::new(),
+                positions: 0,
+            });
         }
-        if score.abs() > PROVEN {
-            break score;
-        }
-        if depth >= max_depth {
-            return Ok(None);
-        }
-        depth = (depth + 2).min(max_depth);
-    };
-    // Follow moves that keep the proven score to write the principal variation.
-    let mut line = Vec::new();
-    let mut cur = *pos;
-    let mut want = score;
-    let mut d = depth;
-    while cur.winner().is_none() {
-        let mut found = None;
-        for m in s.ordered_moves(&cur, None) {
-            let child = s.child(&cur, m);
-            let value = if child.winner().is_some() {
-                WIN - 1
-            } else {
-                -s.negamax(&child, d - 1, -WIN - 1, WIN + 1, 1)
-            };
-            if value == want {
-                found = Some((m, child));
-                break;
+        let s = &mut self.search;
+        let before = s.positions;
+        let mut depth = 2;
+        let score = loop {
+            let (_, score) = s.root(pos, depth);
+            if s.stopped {
+                return None;
             }
-        }
-        let Some((m, child)) = found else {
-            return Ok(None); // stopped (cancelled) while writing the line
+            if score.abs() > PROVEN {
+                break score;
+            }
+            if depth >= max_depth {
+                return None;
+            }
+            depth = (depth + 2).min(max_depth);
         };
-        line.push(m);
-        cur = child;
-        // One ply on, the score seen by the other player, one ply nearer the end.
-        want = if want > 0 { -(want + 1) } else { -(want - 1) };
-        d -= 1;
+        // Follow moves that keep the proven score to write the principal variation. The
+        // table may prove a result at a shallower depth than its length (entries from earlier
+        // searches), so the line is searched at least as deep as the result is long.
+        let plies = (WIN - score.abs()) as u32;
+        let mut line = Vec::new();
+        let mut cur = *pos;
+        let mut want = score;
+        let mut d = depth.max(plies as i32);
+        while cur.winner().is_none() {
+            let mut found = None;
+            for m in s.ordered_moves(&cur, None) {
+                let child = s.child(&cur, m);
+                let value = if child.winner().is_some() {
+                    WIN - 1
+                } else {
+                    -s.negamax(&child, d - 1, -WIN - 1, WIN + 1, 1)
+                };
+                if value == want {
+                    found = Some((m, child));
+                    break;
+                }
+            }
+            // None: stopped (cancelled) while writing the line.
+            let (m, child) = found?;
+            line.push(m);
+            cur = child;
+            // One ply on, the score seen by the other player, one ply nearer the end.
+            want = if want > 0 { -(want + 1) } else { -(want - 1) };
+            d -= 1;
+        }
+        let winner = cur.winner()?;
+        debug_assert_eq!(plies as usize, line.len());
+        Some(Solution {
+            winner,
+            plies,
+            line,
+            positions: s.positions - before,
+        })
     }
-    let Some(winner) = cur.winner() else {
-        return Ok(None);
-    };
-    let plies = (WIN - score.abs()) as u32;
-    debug_assert_eq!(plies as usize, line.len());
-    Ok(Some(Solution {
-        winner,
-        plies,
-        line,
-        positions: s.positions,
-    }))
+
+    /// The exact result after each legal move of `pos`, ascending by cell: `None` if one of
+    /// them is not proven within `max_depth` plies (or the solver was cancelled).
+    pub fn solve_moves(&mut self, pos: &Position<B>, max_depth: i32) -> Option<Vec<MoveResult>> {
+        let mut out = Vec::new();
+        for m in self.search.ordered_moves(pos, None) {
+            let child = self.search.child(pos, m);
+            let s = self.solve(&child, (max_depth - 1).max(1))?;
+            out.push((m, s.winner, s.plies + 1));
+        }
+        out.sort_unstable();
+        Some(out)
+    }
+
+    /// Positions searched since the solver was made.
+    pub fn positions(&self) -> u64 {
+        self.search.positions
+    }
 }
 
 #[cfg(test)]
@@ -160,6 +202,37 @@ mod tests {
                 play_unchecked(&geo, cfg.rules, 2, &mut pos, m, &mut ());
             }
             assert_eq!(pos.winner(), Some(sol.winner));
+        }
+    }
+
+    #[test]
+    fn a_shared_table_gives_the_results_of_fresh_solvers() {
+        // Solving a position's moves one after another reuses the table; each result must be
+        // the one a solver of its own finds, and its line must replay to it.
+        for rules in [Rules::CLASSIC, Rules::COLORWARS] {
+            let cfg = Config::new(2, 3, 2, rules, 0).unwrap();
+            let geo = Geometry::<u64>::new(2, 3);
+            let control = Control::new();
+            let mut pos = Position::<u64>::start(&cfg);
+            play_unchecked(&geo, cfg.rules, 2, &mut pos, 0, &mut ());
+            let mut shared = Solver::new(&geo, &cfg, &control).unwrap();
+            shared.solve(&pos, 200).unwrap();
+            let each = shared.solve_moves(&pos, 200).unwrap();
+            assert!(!each.is_empty());
+            for (m, winner, plies) in each {
+                let mut child = pos;
+                play_unchecked(&geo, cfg.rules, 2, &mut child, m, &mut ());
+                let fresh = solve(&geo, &cfg, &child, 199, &control).unwrap().unwrap();
+                assert_eq!((winner, plies), (fresh.winner, fresh.plies + 1), "move {m}");
+                let again = shared.solve(&child, 199).unwrap();
+                assert_eq!(again.line.len() as u32, again.plies);
+                let mut end = child;
+                for &c in &again.line {
+                    assert!(legal_mask(&geo, cfg.rules, &end).has(c));
+                    play_unchecked(&geo, cfg.rules, 2, &mut end, c, &mut ());
+                }
+                assert_eq!(end.winner(), Some(winner));
+            }
         }
     }
 }
