@@ -1,0 +1,557 @@
+"""The web app's games, without HTTP: each live game with its seats (a human or an AI player),
+the bounded store that keeps them, the AI players a request may ask for (with the web's
+limits), and the JSON the HTTP API answers with (``app.py`` serves it).
+
+>>> store = GameStore()
+>>> live = store.create({"seats": ["human", "greedy"], "seed": 7})
+>>> live.seats, live.game.to_move
+(('human', 'greedy'), 0)
+>>> state = live.play("c3")
+>>> state["position"], [w["bursts"] for w in state["waves"]]
+('5x5 colorwars 2 ...../...../..3a../...../..... b a - 1', [])
+>>> store.get(live.id) is live
+True
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from colorwars import _validate as check
+from colorwars._common import PLAYER_COLOURS, PLAYER_LETTERS
+from colorwars.errors import (
+    ColorwarsError,
+    ConfigError,
+    IllegalMoveError,
+    InvalidIndexError,
+    InvalidPlayersError,
+    InvalidPolicyError,
+    SearchLimitError,
+)
+from colorwars.game import Game
+from colorwars.players import MCTS, AlphaBeta, Greedy, NativeSpec, Random, parse_player
+from colorwars.record import GameRecord
+from colorwars.rules import PRESETS
+
+__all__ = [
+    "AI_SECONDS",
+    "ANALYSIS_SECONDS",
+    "HINT_SECONDS",
+    "HUMAN",
+    "MAX_DEPTH",
+    "MAX_LIVE_GAMES",
+    "MAX_SIMULATIONS",
+    "GameStore",
+    "LiveGame",
+    "RequestError",
+    "ai_player",
+    "analyse",
+    "body_fields",
+    "build",
+    "error_json",
+    "exact",
+    "hint_player",
+    "options",
+]
+
+HUMAN = "human"
+# The web's limits on what one request may ask of the machine (a local server shares its
+# cores with the browser): the live games kept, and every AI search's budget and time.
+MAX_LIVE_GAMES = 100
+MAX_SIMULATIONS = 200_000
+MAX_DEPTH = 10
+AI_SECONDS = 5.0  # an AI seat's move stops by then, whatever its budget
+HINT_SECONDS = 1.0
+ANALYSIS_SECONDS = 10.0
+# Boards the exact solver answers quickly from the empty board (measured: 4x4 colorwars 0.9 s,
+# 3x3 classic 0.01 s, 3x4 classic 6 s, 3x4 none+empty 21 s), by opening.
+SOLVE_MAX_CELLS = {"drop3": 16, "none": 9}
+BOARD_PRESETS = ((5, 5), (6, 6), (8, 8), (8, 10))
+# What the page offers by default: budgets that answer within about a second on the presets.
+DEFAULT_SEATS = ("human", "greedy")
+AI_CHOICES = ("random", "greedy", "mcts:2000", "alphabeta:4")
+DEFAULT_ANALYSIS = 10_000
+
+AiPlayer = Random | Greedy | MCTS | AlphaBeta
+
+
+class RequestError(Exception):
+    """A request the API cannot carry out for a reason outside the engine's rules (an unknown
+    game, a game busy with an AI search, a full store, malformed JSON): an HTTP status, a
+    short type name and a message for the client."""
+
+    def __init__(self, status: int, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.kind = kind
+        self.message = message
+
+
+def body_fields(body: object, allowed: tuple[str, ...], what: str) -> Mapping[str, Any]:
+    """A JSON object with only the allowed keys."""
+    if body is None:
+        return {}
+    if not isinstance(body, dict):
+        raise RequestError(400, "BadRequest", f"{what}: expected a JSON object")
+    unknown = sorted(k for k in body if k not in allowed)
+    if unknown:
+        raise RequestError(
+            400,
+            "BadRequest",
+            f"{what}: unknown field {unknown[0]!r}; allowed are {', '.join(allowed)}",
+        )
+    return body
+
+
+@dataclass(frozen=True)
+class _TimedAlphaBeta(AlphaBeta):
+    """Alpha-beta to ``depth`` that also stops after ``limit`` seconds with the deepest
+    completed iteration (the native search takes both; ``AlphaBeta`` offers one or the
+    other)."""
+
+    limit: float = AI_SECONDS
+
+    def native_spec(self) -> NativeSpec:
+        return NativeSpec("alphabeta", depth=int(self.depth), seconds=float(self.limit))
+
+
+def ai_player(name: object, players: int, seed: int, seconds: float) -> AiPlayer:
+    """An AI player from its name (``random``, ``greedy``, ``mcts[:SIMULATIONS]``,
+    ``alphabeta[:DEPTH]``) within the web's limits, searching at most ``seconds``."""
+    player = parse_player(name)  # type: ignore[arg-type]  # parse_player checks the type
+    if isinstance(player, MCTS):
+        n = check.whole(player.simulations, "simulations", 1, MAX_SIMULATIONS, InvalidPolicyError)
+        return MCTS(simulations=n, time=seconds, seed=seed)
+    if isinstance(player, AlphaBeta):
+        depth = check.whole(player.depth, "depth", 1, MAX_DEPTH, InvalidPolicyError)
+        if players != 2:
+            raise InvalidPolicyError(
+                f"invalid player {name!r}: alpha-beta plays two-player games only, not {players}"
+            )
+        return _TimedAlphaBeta(depth=depth, seed=seed, limit=seconds)
+    return Random(seed=seed) if isinstance(player, Random) else Greedy(seed=seed)
+
+
+def seat_name(name: object, players: int) -> str:
+    """A seat's name as the API shows it: ``human`` or the AI's canonical name."""
+    if name == HUMAN:
+        return HUMAN
+    player = ai_player(name, players, 0, AI_SECONDS)
+    if isinstance(player, MCTS):
+        return f"mcts:{player.simulations}"
+    if isinstance(player, AlphaBeta):
+        return f"alphabeta:{player.depth}"
+    return player.name
+
+
+def hint_player(players: int, seed: int) -> tuple[AiPlayer, str]:
+    """The strongest player at a modest budget, and its name: alpha-beta to depth 6 for two
+    players (it beat MCTS with 5,000 simulations in 27 of 40 games on 5x5), MCTS with 5,000
+    simulations otherwise; either stops after a second."""
+    if players == 2:
+        return _TimedAlphaBeta(depth=6, seed=seed, limit=HINT_SECONDS), "alphabeta:6"
+    return MCTS(simulations=5000, time=HINT_SECONDS, seed=seed), "mcts:5000"
+
+
+def _move(game: Game, cell: int, player: int) -> dict[str, Any]:
+    return {"cell": cell, "name": game.cell_name(cell), "player": player}
+
+
+def exact(game: Game) -> dict[str, Any]:
+    """The exact result of the position where the solver can give it quickly.
+
+    Today ``colorwars.solve(width, height, rules)`` solves two-player games from the empty
+    board only, so that is all this answers; every other position says why not. When the
+    position solver (``colorwars.solve(game)``) arrives, this is the one function to change:
+    call it for any position of a small enough board, and the API and the page stay as
+    they are."""
+    from colorwars.solver import solve
+
+    if game.players != 2:
+        return {"solved": False, "reason": "the exact solver plays two-player games only"}
+    empty = game.ply == 0 and not game.moved and not any(game.counts())
+    if not empty:
+        return {
+            "solved": False,
+            "reason": "the exact solver works from the empty board only (a solver for any "
+            "position is planned)",
+        }
+    limit = SOLVE_MAX_CELLS[game.rules.opening]
+    if game.cells > limit:
+        return {
+            "solved": False,
+            "reason": f"the board is too large for an exact answer here (at most {limit} cells "
+            f"under the {game.rules.opening} opening)",
+        }
+    try:
+        s = solve(game.width, game.height, rules=game.rules)
+    except SearchLimitError as e:
+        return {"solved": False, "reason": str(e)}
+    # The solver's seat 0 moves first; here the player to move does.
+    winner = (game.to_move + s.winner) % 2
+    line = s.line_names()
+    return {
+        "solved": True,
+        "winner": winner,
+        "plies": s.plies,
+        "line": line,
+        "best": {"cell": s.line[0], "name": line[0]},
+        "reason": f"player {PLAYER_LETTERS[winner]} wins in {s.plies} plies with perfect play",
+    }
+
+
+def analyse(game: Game, simulations: int, seed: int) -> dict[str, Any]:
+    """An MCTS search's view of every legal move (visits, share, win rate of the player to
+    move) and the exact result where there is one. Runs in a worker thread."""
+    start = time.perf_counter()
+    search = MCTS(simulations=simulations, time=ANALYSIS_SECONDS, seed=seed)
+    rows = search.analyse(game)
+    seconds = time.perf_counter() - start
+    return {
+        "position": game.to_text(),
+        "to_move": game.to_move,
+        "simulations": sum(r.visits for r in rows),
+        "seconds": round(seconds, 3),
+        "moves": [
+            {
+                "cell": r.cell,
+                "name": game.cell_name(r.cell),
+                "visits": r.visits,
+                "share": r.share,
+                "win_rate": r.win_rate,
+            }
+            for r in rows
+        ],
+        "exact": exact(game),
+    }
+
+
+@dataclass
+class LiveGame:
+    """One game of the web app: the engine's game, who sits in each seat, who made each move
+    (for the move list), and where it started (the empty board, or a pasted position)."""
+
+    id: str
+    game: Game
+    seats: tuple[str, ...]
+    seed: int
+    start: str | None = None  # the pasted position it started from; None: the empty board
+    first: int | None = 0
+    movers: list[int] = field(default_factory=list)
+    busy: bool = False  # an AI search is running for it: other changes wait
+
+    def guard(self) -> None:
+        """Refuses a change while an AI search for this game is running."""
+        if self.busy:
+            raise _busy(self)
+
+    def state(self) -> dict[str, Any]:
+        """The JSON the API answers with."""
+        g = self.game
+        return {
+            "id": self.id,
+            "position": g.to_text(),
+            "to_move": g.to_move,
+            "legal_moves": g.legal_moves(),
+            "winner": g.winner,
+            "width": g.width,
+            "height": g.height,
+            "players": g.players,
+            "rules": g.rules.name,
+            "first": self.first,
+            "seats": list(self.seats),
+            "ply": g.ply,
+            "counts": g.counts(),
+            "owners": g.owners(),
+            "moves": [_move(g, c, p) for c, p in zip(g.moves(), self.movers, strict=True)],
+            "start": self.start,
+        }
+
+    def _check_ply(self, ply: object) -> None:
+        if ply is None:
+            return
+        if check.whole(ply, "ply", 0, check.MAX_PLIES) != self.game.ply:
+            raise RequestError(
+                409,
+                "StalePly",
+                f"the game is at ply {self.game.ply}, not {ply}: it has moved on; fetch it again",
+            )
+
+    def play(self, move: object, ply: object = None) -> dict[str, Any]:
+        """Plays a move (a cell index, a name such as ``"c3"`` or ``[x, y]``) for the player
+        to move; the state with the move and its cascade's waves. The game is unchanged on
+        any error."""
+        self._check_ply(ply)
+        if isinstance(move, list):
+            move = tuple(move)
+        mover = self.game.to_move
+        cell = self.game.play(move)  # type: ignore[arg-type]  # the engine checks the type
+        self.movers.append(mover)
+        return self._after(cell, mover)
+
+    def _after(self, cell: int, mover: int) -> dict[str, Any]:
+        state = self.state()
+        state["move"] = _move(self.game, cell, mover)
+        state["waves"] = [
+            {"bursts": list(w.bursts), "counts": list(w.counts), "owners": list(w.owners)}
+            for w in self.game.waves()
+        ]
+        return state
+
+    def play_ai(
+        self, cell: int, mover: int, name: str, work: int, seconds: float
+    ) -> dict[str, Any]:
+        """Plays the move an AI chose (on a copy, in a worker thread)."""
+        if self.game.to_move != mover:  # cannot happen while busy guards the game
+            raise RequestError(409, "StalePly", "the game moved on while the AI was thinking")
+        self.game.play(cell)
+        self.movers.append(mover)
+        state = self._after(cell, mover)
+        state["move"].update(ai=name, work=work, seconds=round(seconds, 3))
+        return state
+
+    def ai_for_seat(self, name: object) -> tuple[AiPlayer, str]:
+        """The AI that moves now: the one named, else the seat's own."""
+        if name is None:
+            name = self.seats[self.game.to_move]
+            if name == HUMAN:
+                raise RequestError(
+                    409,
+                    "HumanSeat",
+                    f"player {PLAYER_LETTERS[self.game.to_move]} is a human seat; name the AI "
+                    'that moves for them, e.g. {"ai": "greedy"}',
+                )
+        seed = (self.seed + self.game.ply * 0x9E3779B9) % 2**64
+        player = ai_player(name, self.game.players, seed, AI_SECONDS)
+        return player, seat_name(name, self.game.players)
+
+    def undo(self, plies: object = 1) -> dict[str, Any]:
+        """Takes back the last ``plies`` moves (all or nothing)."""
+        n = check.whole(plies, "plies", 1, check.MAX_PLIES)
+        if n > len(self.movers):
+            raise InvalidIndexError(
+                f"cannot undo {n} moves: {len(self.movers)} played since the game began"
+            )
+        undone = []
+        for _ in range(n):
+            cell = self.game.pop()
+            undone.append(_move(self.game, cell, self.movers.pop()))
+        state = self.state()
+        state["undone"] = undone
+        return state
+
+    def record(self) -> str:
+        """The game as a record (the project's format), for saving."""
+        if self.first is None:
+            raise RequestError(
+                409,
+                "NoRecord",
+                "this game began from a pasted position, and a record starts from the empty "
+                "board: copy the position instead",
+            )
+        g = self.game
+        rec = GameRecord(
+            width=g.width,
+            height=g.height,
+            rules=g.rules,
+            players=g.players,
+            first=self.first,
+            moves=tuple(g.cell_name(c) for c in g.moves()),
+            result="-" if g.winner is None else PLAYER_LETTERS[g.winner],
+            final=g.to_text(),
+        )
+        return rec.to_text()
+
+    def history(self) -> list[str]:
+        """The position before the first move and after every move, for replaying."""
+        g = self.game.copy()
+        positions = [g.to_text()]
+        for _ in self.movers:
+            g.pop()
+            positions.append(g.to_text())
+        positions.reverse()
+        return positions
+
+
+def _first(value: object, players: int) -> object:
+    """A first player given as a letter (``"b"``) or a number; the number is checked by
+    ``check.config``."""
+    if isinstance(value, str):
+        if len(value) == 1 and value in PLAYER_LETTERS[:players]:
+            return PLAYER_LETTERS.index(value)
+        check.fail(
+            InvalidPlayersError,
+            "first player",
+            value,
+            f"a letter a to {PLAYER_LETTERS[players - 1]} or a number 0 to {players - 1}",
+        )
+    return value
+
+
+NEW_GAME_FIELDS = ("width", "height", "players", "rules", "first", "seats", "seed", "position",
+                   "record")  # fmt: skip
+
+
+class GameStore:
+    """The live games, at most ``limit``: a new game beyond it forgets the game left alone
+    longest (never one whose AI is thinking). Ids are random, so one game's id says nothing
+    about another's."""
+
+    def __init__(self, limit: int = MAX_LIVE_GAMES) -> None:
+        self.limit = check.whole(limit, "live game limit", 1, 1_000_000)
+        self._games: OrderedDict[str, LiveGame] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def get(self, game_id: str) -> LiveGame:
+        live = self._games.get(game_id)
+        if live is None:
+            raise RequestError(
+                404,
+                "UnknownGame",
+                f"unknown game {game_id[:40]!r}: it never existed, was deleted, or was "
+                f"forgotten (the server keeps the {self.limit} games used most recently)",
+            )
+        self._games.move_to_end(game_id)
+        return live
+
+    def delete(self, game_id: str) -> None:
+        self.get(game_id).guard()
+        del self._games[game_id]
+
+    def create(self, body: object) -> LiveGame:
+        """A new game from a request body (every field optional): ``width``, ``height``,
+        ``players``, ``rules``, ``first``, ``seats``, ``seed``; or ``position`` (notation)
+        or ``record`` (a game record's text) with ``seats``. Nothing is kept on an error."""
+        live = build(body)
+        self.add(live)
+        return live
+
+    def add(self, live: LiveGame) -> None:
+        while len(self._games) >= self.limit:
+            idle = next((k for k, g in self._games.items() if not g.busy), None)
+            if idle is None:
+                raise RequestError(
+                    503,
+                    "TooManyGames",
+                    f"the server holds {self.limit} games and every one is busy; try again soon",
+                )
+            del self._games[idle]
+        self._games[live.id] = live
+
+
+def _busy(live: LiveGame) -> RequestError:
+    return RequestError(
+        409, "GameBusy", f"game {live.id} is busy: an AI is choosing a move; try again when it has"
+    )
+
+
+def build(body: object) -> LiveGame:
+    """A game from a ``POST /api/games`` body, not yet stored (see ``GameStore.create``)."""
+    b = body_fields(body, NEW_GAME_FIELDS, "new game")
+    seed = check.seed(b["seed"]) if b.get("seed") is not None else secrets.randbits(63)
+    start: str | None = None
+    first: int | None
+    movers: list[int] = []
+    source = [k for k in ("position", "record") if k in b]
+    given = [k for k in NEW_GAME_FIELDS[:5] if k in b]
+    if len(source) == 2:
+        raise ConfigError("a new game starts from a position or from a record, not both")
+    if source and given:
+        raise ConfigError(
+            f"a game from a {source[0]} takes its {given[0]} from the {source[0]}: give only "
+            "seats and seed with it"
+        )
+    if "record" in b:
+        rec = GameRecord.parse(b["record"])
+        played = rec.new_game()
+        for step in rec.steps():
+            played, _, mover = step
+            movers.append(mover)
+        rec.check(played)
+        assert isinstance(played, Game)
+        game = played
+        first = rec.first
+    elif "position" in b:
+        start = b["position"]
+        game = Game.from_text(start)  # from_text checks the type
+        start = game.to_text()
+        # A pasted empty board is where a record can start from.
+        first = game.to_move if game.ply == 0 and not game.moved else None
+        if first is not None:
+            start = None
+    else:
+        players = b.get("players", 2)
+        width, height = check.size(b.get("width", 5), b.get("height", 5))
+        n = check.player_count(players, width * height)
+        cfg = check.config(
+            width, height, n, b.get("rules", "colorwars"), _first(b.get("first", 0), n)
+        )
+        game = Game(cfg.width, cfg.height, cfg.players, cfg.rules, cfg.first)
+        first = cfg.first
+    seats = b.get("seats")
+    if seats is None:
+        seats = [HUMAN] + [DEFAULT_SEATS[1]] * (game.players - 1)
+    if not isinstance(seats, list) or len(seats) != game.players:
+        check.fail(
+            InvalidPolicyError,
+            "seats",
+            seats,
+            f"expected a list of {game.players} seats, each 'human' or an AI "
+            "(random, greedy, mcts:SIMULATIONS, alphabeta:DEPTH)",
+        )
+    names = tuple(seat_name(s, game.players) for s in seats)
+    return LiveGame(
+        id=secrets.token_hex(8),
+        game=game,
+        seats=names,
+        seed=seed,
+        start=start,
+        first=first,
+        movers=movers,
+    )
+
+
+def options() -> dict[str, Any]:
+    """What the page needs to offer a new game: presets, rules, limits, colours, defaults."""
+    return {
+        "board_presets": [list(p) for p in BOARD_PRESETS],
+        "rules": [*PRESETS, "drop3+subtract", "none+empty"],
+        "sides": [check.MIN_SIDE, check.MAX_SIDE],
+        "players": [check.MIN_PLAYERS, check.MAX_PLAYERS],
+        "letters": PLAYER_LETTERS,
+        "colours": list(PLAYER_COLOURS),
+        "seats": [HUMAN, "random", "greedy", "mcts", "alphabeta"],
+        "ai_defaults": list(AI_CHOICES),
+        "default_seats": list(DEFAULT_SEATS),
+        "limits": {
+            "live_games": MAX_LIVE_GAMES,
+            "simulations": MAX_SIMULATIONS,
+            "depth": MAX_DEPTH,
+            "ai_seconds": AI_SECONDS,
+            "hint_seconds": HINT_SECONDS,
+            "analysis_seconds": ANALYSIS_SECONDS,
+        },
+        "analysis_default": DEFAULT_ANALYSIS,
+    }
+
+
+def error_json(e: Exception) -> tuple[int, dict[str, Any]] | None:
+    """The status and JSON body for an error a request ran into; None for an error that is
+    not the client's (a bug: the server's generic 500)."""
+    if isinstance(e, RequestError):
+        return e.status, {"error": e.message, "type": e.kind}
+    if isinstance(e, ColorwarsError):
+        # A move the rules refuse in this position, or nothing to undo: the game's state is in
+        # the way (409); anything else the request got wrong (400).
+        status = 409 if isinstance(e, IllegalMoveError | InvalidIndexError) else 400
+        return status, {"error": str(e), "type": type(e).__name__}
+    if isinstance(e, MemoryError):
+        return 503, {"error": f"out of memory: {e}", "type": "MemoryError"}
+    return None
