@@ -444,6 +444,24 @@ def cmd_play(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace, console: Console) -> int:
+    """The web app (``colorwars.web``) until Ctrl-C."""
+    try:
+        from colorwars.web import serve
+    except ModuleNotFoundError as e:
+        raise BackendError(
+            f"colorwars serve needs the web extra ({e.name} is missing): "
+            "pip install 'colorwars[web]'"
+        ) from None
+    serve(
+        args.host,
+        args.port,
+        open_browser=args.open,
+        announce=lambda url: console.print(Text(f"colorwars: playing at {url} (Ctrl-C stops)")),
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="colorwars",
@@ -570,6 +588,17 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--opponent", default="mcts:1000", help=f"the AI ({players_help})")
     play.add_argument("--you", type=_player, default=0, help="your seat: a (first) or b")
     play.set_defaults(run=cmd_play)
+
+    serve = sub.add_parser(
+        "serve",
+        help="play in a web browser (needs colorwars[web])",
+        description="Serve the game as a web page and a JSON API (see the README's 'Web app'). "
+        "Listens on 127.0.0.1 (this machine only) unless told otherwise.",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serve.add_argument("--port", type=_count, default=8000, help="port, 0 for any free one (8000)")
+    serve.add_argument("--open", action="store_true", help="open the page in a browser")
+    serve.set_defaults(run=cmd_serve)
     return parser
 
 
