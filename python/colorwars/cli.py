@@ -393,55 +393,14 @@ def _ask(game: Any, prompt: str) -> str:
 
 
 def cmd_play(args: argparse.Namespace, console: Console) -> int:
-    from colorwars.ai import parse_player
-    from colorwars.game import Game
+    from colorwars.terminal import play
 
-    width, height = args.size
-    opponent = parse_player(args.opponent)
-    game = Game(width, height, 2, args.rules)
-    you = args.you
-    console.print(
-        f"{width}x{height} {game.rules.name}: you are player {PLAYER_LETTERS[you]}, "
-        f"{opponent.name} is player {PLAYER_LETTERS[1 - you]}. Type a cell (e.g. c3), "
-        "'hint', 'undo' or 'quit'."
-    )
-    while game.winner is None:
-        console.print(board_text(width, game.counts(), game.owners()))
-        if game.to_move != you:
-            cell = opponent.choose(game)
-            game.play(cell)
-            waves = game.waves()
-            console.print(
-                f"{opponent.name} plays {game.cell_name(cell)}"
-                + (f" ({len(waves)} wave{'s' * (len(waves) != 1)})" if waves else "")
-            )
-            continue
-        try:
-            line = _ask(game, f"player {PLAYER_LETTERS[you]}, your move: ").strip()
-        except EOFError:
-            console.print("\nbye")
-            return 0
-        if line in ("quit", "q", "exit"):
-            console.print("bye")
-            return 0
-        if line == "hint":
-            hint = parse_player("mcts:2000").choose(game)
-            console.print(f"hint: {game.cell_name(hint)}")
-            continue
-        if line == "undo":
-            if game.ply >= 2:
-                game.pop()
-                game.pop()
-            else:
-                console.print("nothing to undo")
-            continue
-        try:
-            game.play(line)
-        except ColorwarsError as e:
-            console.print(Text(str(e), style="red"))
-    console.print(board_text(width, game.counts(), game.owners()))
-    console.print("you win!" if game.winner == you else f"{opponent.name} wins.")
-    return 0
+    try:
+        typed = sys.stdin.isatty()
+    except (AttributeError, ValueError):  # no stdin, or a closed one
+        typed = False
+    # Lines that are not typed at a terminal are echoed, so a transcript shows them.
+    return play(args, console, lambda game, prompt: _ask(game, prompt), echo=not typed)
 
 
 def cmd_serve(args: argparse.Namespace, console: Console) -> int:
@@ -580,13 +539,55 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser(
         "play",
-        help="play against an AI in the terminal",
-        description="Play a two-player game against an AI player, typing cells such as c3.",
+        help="play a game in the terminal: 2 to 8 players, each seat a human or an AI",
+        description="Play in the terminal, on any board and rules the engine allows, with 2 "
+        "to 8 players, each seat a human (hot-seat) or an AI player. Type a cell (c3, or its "
+        "number) or a command: hint, undo (back to the previous human turn), moves, position, "
+        "board, save FILE, help, quit. On a terminal the players are coloured and each "
+        "cascade is animated wave by wave; piped, the game is plain text.",
     )
-    play.add_argument("--size", type=_size, default=(5, 5), help="WIDTHxHEIGHT (5x5)")
+    play.add_argument(
+        "--size",
+        type=_size,
+        default=(5, 5),
+        help="WIDTHxHEIGHT, each side 2 to 32 (5x5; the web game's presets are 5x5, 6x6, 8x8 "
+        "and 8x10)",
+    )
     play.add_argument("--rules", default="colorwars", help="colorwars, classic or OPENING+BURST")
-    play.add_argument("--opponent", default="mcts:1000", help=f"the AI ({players_help})")
-    play.add_argument("--you", type=_player, default=0, help="your seat: a (first) or b")
+    play.add_argument(
+        "--players", type=_count, default=None, help="2 to 8 (the number of --seats, else 2)"
+    )
+    play.add_argument("--first", type=_player, default=0, help="who moves first: a-h (a)")
+    play.add_argument(
+        "--seats",
+        help="each seat's player from seat a, comma-separated: human, ai, random, greedy, "
+        "mcts[:SIMULATIONS] or alphabeta[:DEPTH] (two players only); or one for every seat, "
+        "e.g. human for a hot-seat game. Default: you (--you) against --opponent",
+    )
+    play.add_argument(
+        "--opponent",
+        default=None,
+        help="the AI in every seat but yours (ai): ai thinks about a second a move on any "
+        "board, alpha-beta for two players and MCTS for more; a fixed budget is uneven "
+        "(mcts:2000 answers in 0.03 s on 5x5, mcts:50000 in 1 s on 5x5 but 15 s on 8x8 "
+        f"classic). Or {players_help}",
+    )
+    play.add_argument("--you", type=_player, default=None, help="your seat: a-h (a)")
+    play.add_argument(
+        "--hint", default=None, help="the player that answers 'hint' (ai), named as --opponent"
+    )
+    play.add_argument(
+        "--delay",
+        type=float,
+        default=None,
+        help="seconds per wave of the animation on a terminal; 0 for none (0.25)",
+    )
+    play.add_argument(
+        "--save", metavar="FILE", help="write the game record to FILE when the game ends"
+    )
+    play.add_argument(
+        "--seed", type=_count, default=None, help="the AI players' seed (a new one each game)"
+    )
     play.set_defaults(run=cmd_play)
 
     serve = sub.add_parser(

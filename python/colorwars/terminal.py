@@ -1,0 +1,574 @@
+"""The terminal game (``colorwars play``): 2 to 8 players, each seat a human or an AI player,
+on any board and rules the engine allows; cascades animated wave by wave in place; hint, undo,
+the move list, the position and the game record.
+
+On a terminal the board is in colour (each player's colour, and a second difference beyond
+hue: plain letters or a coloured block, bold, underlined or italic; the player's letter is
+always written) and each move's cascade is drawn wave by wave in place. When standard output is
+not a terminal the same game is plain text, with no animation and no control codes, so it can
+be piped and tested::
+
+    $ printf 'c3\\nmoves\\nquit\\n' | colorwars play --opponent greedy --seed 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, cast
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.text import Text
+
+from colorwars import _validate as check
+from colorwars._common import PLAYER_COLOURS, PLAYER_LETTERS, board_layout
+from colorwars.errors import (
+    ColorwarsError,
+    ConfigError,
+    InvalidMoveError,
+    InvalidPolicyError,
+    show,
+)
+from colorwars.game import Game
+from colorwars.players import MCTS, AlphaBeta, Player, parse_player
+from colorwars.record import GameRecord
+from colorwars.rules import Rules
+
+__all__ = [
+    "AI",
+    "DEFAULT_DELAY",
+    "HUMAN",
+    "MAX_DELAY",
+    "PLAYER_STYLES",
+    "Setup",
+    "TerminalGame",
+    "board_text",
+    "default_ai",
+    "play",
+    "setup",
+]
+
+HUMAN = "human"
+AI = "ai"  # the default AI player, see default_ai()
+# The default AI's thinking time a move. A time budget answers in about a second on every
+# board, where a fixed budget does not: mcts:2000 takes 0.03 s a move on 5x5 colorwars and
+# mcts:50000 takes 0.6 to 1 s there, but 5 to 8 s on 8x8 colorwars and 15 s on 8x8 classic.
+AI_SECONDS = 1.0
+DEFAULT_DELAY = 0.25  # seconds per animation frame (one wave)
+MAX_DELAY = 10.0
+MOVES_WIDTH = 80  # the move list's lines are at most this wide
+
+# One style per player, in seat order: the web game's colours (PLAYER_COLOURS), and a second
+# difference beyond hue for colour-blind players: alternate seats are coloured letters and
+# coloured blocks, and within each kind bold, underline and italic differ. The letter is
+# always written in every cell.
+PLAYER_STYLES = (
+    f"bold {PLAYER_COLOURS[0]}",
+    f"bold white on {PLAYER_COLOURS[1]}",
+    f"bold underline {PLAYER_COLOURS[2]}",
+    f"bold black on {PLAYER_COLOURS[3]}",
+    f"bold italic {PLAYER_COLOURS[4]}",
+    f"bold underline black on {PLAYER_COLOURS[5]}",
+    f"bold italic underline {PLAYER_COLOURS[6]}",
+    f"bold italic white on {PLAYER_COLOURS[7]}",
+)
+# Marks written in the gap before a cell (so they show without colour too).
+LAST = ">"  # the cell just played
+BURST = "*"  # a cell bursting in the wave shown
+
+COMMANDS = (
+    "Type a cell (c3, or its number) or a command: hint (a suggested move), undo (back to the "
+    "previous human turn), moves (the move list), position (the notation), board, "
+    "save FILE (the game record), help, quit."
+)
+
+
+def default_ai(players: int) -> Player:
+    """The default AI (``ai``) and hint: the strongest at about a second a move. Alpha-beta
+    for two players (it beat MCTS at the same thinking time on 5x5, and the web game's hint
+    uses it too), MCTS for more (alpha-beta plays two-player games only)."""
+    if players == 2:
+        return AlphaBeta(time=AI_SECONDS)
+    return MCTS(simulations=0, time=AI_SECONDS)
+
+
+def board_text(
+    width: int, counts: Sequence[int], owners: Sequence[int], marks: Mapping[int, str] = {}
+) -> Text:
+    """The board in each player's style, in the layout of ``str(game)``; ``marks`` writes a
+    character in the gap before a cell (``>`` the cell just played, ``*`` a burst), and a
+    bursting cell is drawn in reverse."""
+    header, rows = board_layout(width, counts, owners)
+    text = Text(header)
+    for label, cells in rows:
+        # The label ends with the gap before the first cell, which is the first cell's mark.
+        text.append("\n" + label[:-1])
+        for i, cell, owner in cells:
+            mark = marks.get(i, " ")
+            style = "dim" if owner < 0 else PLAYER_STYLES[owner]
+            text.append(mark, style="bold" if mark != " " else "")
+            text.append(cell, style=style + (" reverse" if mark == BURST else ""))
+    return text
+
+
+def _letter(seat: int) -> Text:
+    return Text(PLAYER_LETTERS[seat], style=PLAYER_STYLES[seat])
+
+
+def _one_line(text: str) -> str:
+    """Text safe to print on one line: no line breaks, nothing that cannot be encoded (a line
+    read with surrogate escapes)."""
+    return " ".join(text.encode("utf-8", "replace").decode("utf-8").split())
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A terminal game's options, checked: the board, the players of the seats (``None`` for
+    a human seat), the hint player, the animation delay, the record file and the seed."""
+
+    width: int
+    height: int
+    rules: Rules
+    first: int
+    seats: tuple[Player | None, ...]
+    hint: Player
+    delay: float = DEFAULT_DELAY
+    save: Path | None = None
+    seed: int = 0
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
+
+    @property
+    def humans(self) -> int:
+        return sum(p is None for p in self.seats)
+
+
+def _player(name: str, players: int) -> Player:
+    """An AI player from its name: ``ai`` (the default) or a player name (``parse_player``)."""
+    if name.strip().lower() == AI:
+        return default_ai(players)
+    return parse_player(name)
+
+
+def _writable(name: str) -> Path:
+    """A record file that can be written: checked before the game, not after it."""
+    path = Path(name)
+    if path.is_dir():
+        raise ConfigError(f"record file {show(name)} is a folder")
+    folder = show(str(path.parent))
+    if not path.parent.is_dir():
+        raise ConfigError(f"record file {show(name)}: the folder {folder} does not exist")
+    if not os.access(path.parent, os.W_OK):
+        raise ConfigError(f"record file {show(name)}: the folder {folder} is not writable")
+    return path
+
+
+def setup(
+    size: tuple[int, int] = (5, 5),
+    rules: str | Rules = "colorwars",
+    players: int | None = None,
+    first: int = 0,
+    seats: str | None = None,
+    opponent: str | None = None,
+    you: int | None = None,
+    hint: str | None = None,
+    delay: float | None = None,
+    save: str | None = None,
+    seed: int | None = None,
+) -> Setup:
+    """Checks a terminal game's options (``colorwars play``'s flags): every argument through
+    ``colorwars._validate``, every AI player through the native engine's own check.
+
+    ``seats`` names each seat's player, comma-separated (``human``, ``ai`` or a player name),
+    or one name for every seat; without it, ``you`` (seat a by default) is the human and
+    every other seat is ``opponent`` (``ai`` by default). ``players`` defaults to the number
+    of seats named, else 2."""
+    names = [s.strip().lower() for s in seats.split(",")] if seats is not None else None
+    if names is not None and (opponent is not None or you is not None):
+        raise ConfigError(
+            "give --seats (every seat's player) or its shorthands --opponent and --you, not both"
+        )
+    if players is None:
+        players = len(names) if names is not None and len(names) > 1 else 2
+    config = check.config(size[0], size[1], players, rules, first)
+    n = config.players
+    if names is None:
+        human = check.seat(0 if you is None else you, n, "seat (--you)")
+        names = [HUMAN if s == human else (opponent or AI) for s in range(n)]
+    elif len(names) == 1:
+        names = names * n
+    elif len(names) != n:
+        raise InvalidPolicyError(
+            f"invalid seats {show(seats)}: {len(names)} given for {n} players; give one "
+            "player for every seat or one per seat (human, ai, random, greedy, "
+            "mcts[:SIMULATIONS], alphabeta[:DEPTH])"
+        )
+    chosen = tuple(None if name == HUMAN else _player(name, n) for name in names)
+    helper = _player(hint or AI, n)
+    # The native engine checks that each player can play this game (alpha-beta: two players
+    # only); a match of no games runs exactly that check. The hint plays for human seats.
+    from colorwars.ai import match
+
+    match([helper if p is None else p for p in chosen], 0, config.width, config.height,
+          config.rules)  # fmt: skip
+    return Setup(
+        width=config.width,
+        height=config.height,
+        rules=config.rules,
+        first=config.first,
+        seats=chosen,
+        hint=helper,
+        delay=DEFAULT_DELAY if delay is None else check.number(delay, "delay", 0.0, MAX_DELAY),
+        save=None if save is None else _writable(save),
+        seed=secrets.randbits(64) if seed is None else check.seed(seed),
+    )
+
+
+Ask = Callable[[Game, str], str]
+
+
+@dataclass(frozen=True)
+class _Played:
+    mover: int
+    cell: int
+    waves: int
+
+
+class TerminalGame:
+    """One game in the terminal: ``run()`` plays it to the end (or ``quit``, or the end of
+    input) and returns the exit status. ``ask(game, prompt)`` reads a human's line;
+    ``echo`` writes each line read back (for input that is not typed on a terminal, so a
+    transcript shows it)."""
+
+    def __init__(self, setup: Setup, console: Console, ask: Ask, echo: bool = False) -> None:
+        self.setup = setup
+        self.console = console
+        self.ask = ask
+        self.echo = echo
+        self.game = Game(setup.width, setup.height, setup.players, setup.rules, setup.first)
+        self.played: list[_Played] = []
+
+    # -- output ----------------------------------------------------------------------------
+    def print(self, *parts: str | Text, style: str = "") -> None:
+        """One line; strings are plain text, never markup."""
+        self.console.print(Text.assemble(*parts, style=style), soft_wrap=True)
+
+    def label(self, seat: int) -> str:
+        player = self.setup.seats[seat]
+        if player is None:
+            return "you" if self.setup.humans == 1 else HUMAN
+        return player.name
+
+    def who(self, seat: int) -> Text:
+        """``greedy (b)``: the seat's player and its letter in its style."""
+        return Text.assemble(self.label(seat), " (", _letter(seat), ")")
+
+    def board(self, marks: Mapping[int, str] = {}) -> Text:
+        return board_text(self.setup.width, self.game.counts(), self.game.owners(), marks)
+
+    def show_board(self) -> None:
+        last = self.game.peek()
+        self.console.print(self.board({} if last is None else {last: LAST}), soft_wrap=True)
+
+    def intro(self) -> None:
+        s = self.setup
+        parts: list[str | Text] = [
+            f"{s.width}x{s.height} {s.rules.name}, {s.players} players, ",
+            _letter(s.first),
+            " moves first:",
+        ]
+        for seat in range(s.players):
+            parts += [" " if seat == 0 else ", ", _letter(seat), f" {self.label(seat)}"]
+        self.print(*parts)
+        if s.humans:
+            self.print(COMMANDS)
+
+    @property
+    def animate(self) -> bool:
+        """Waves are drawn in place on a terminal tall and wide enough for the board."""
+        c = self.console
+        lines = self.setup.height + 2
+        columns = len(str(self.setup.height)) + 3 * self.setup.width
+        return (
+            self.setup.delay > 0
+            and c.is_terminal
+            and not c.is_dumb_terminal
+            and lines < c.height
+            and columns < c.width
+        )
+
+    # -- moves -----------------------------------------------------------------------------
+    def play(self, move: int | str) -> None:
+        """Plays a move for the player to move and shows it: the cascade wave by wave (in
+        place on a terminal), then the board. The game is unchanged if the move is refused."""
+        g = self.game
+        mover, before, owners = g.to_move, g.counts(), g.owners()
+        # RULES.md §2: a drop3 opening puts three orbs on the cell at once, later moves one.
+        drop = 3 if g.rules.opening == "drop3" and mover not in g.moved else 1
+        out = set(g.out)
+        cell = g.play(move)
+        waves = g.waves()
+        self.played.append(_Played(mover, cell, len(waves)))
+        count = f": {len(waves)} wave{'s' * (len(waves) != 1)}" if waves else ""
+        label = self.label(mover)
+        verb = "play" if label == "you" else "plays"
+        self.print(f"{g.ply}. (", _letter(mover), f") {label} {verb} {g.cell_name(cell)}{count}")
+        if waves and self.animate:
+            before[cell] += drop
+            owners[cell] = mover
+            width = self.setup.width
+            frames: list[RenderableType] = [board_text(width, before, owners, {cell: LAST})]
+            for k, wave in enumerate(waves, 1):
+                names = " ".join(g.cell_name(c) for c in wave.bursts)
+                marks = dict.fromkeys(wave.bursts, BURST)
+                frames.append(
+                    Group(
+                        board_text(width, wave.counts, wave.owners, marks),
+                        Text(f"wave {k} of {len(waves)}: {names} burst", style="dim"),
+                    )
+                )
+            self.animation(frames)
+        for k, wave in enumerate(waves, 1):
+            self.print(f"   wave {k}: ", " ".join(g.cell_name(c) for c in wave.bursts), " burst")
+        self.show_board()
+        for seat in sorted(set(g.out) - out):
+            self.print("player ", _letter(seat), " is out")
+
+    def animation(self, frames: Sequence[RenderableType]) -> None:
+        """The frames in place, one every ``delay`` seconds; erased at the end (the final
+        board is printed after them)."""
+        delay = self.setup.delay
+        with Live(frames[0], console=self.console, auto_refresh=False, transient=True) as live:
+            for frame in frames[1:]:
+                time.sleep(delay)
+                live.update(frame, refresh=True)
+            time.sleep(delay)
+
+    def seeded(self, player: Player, salt: int) -> Player:
+        """The player with a seed for this move: the game's seed, the ply and ``salt``."""
+        seed = (self.setup.seed + self.game.ply * 0x9E3779B9 + salt) % 2**64
+        return cast(Player, replace(cast(Any, player), seed=seed))
+
+    def think(self, player: Player, seat: int) -> int:
+        """The cell ``player`` chooses for the player to move (a spinner on a terminal)."""
+        chooser = self.seeded(player, seat)
+        if self.console.is_terminal:
+            message = Text.assemble(self.who(seat), " is thinking...")
+            with self.console.status(message):
+                return chooser.choose(self.game)
+        return chooser.choose(self.game)
+
+    # -- commands --------------------------------------------------------------------------
+    def command(self, line: str) -> bool:
+        """Carries out one line a human typed; False to end the game."""
+        word, _, rest = line.strip().partition(" ")
+        word = word.lower()
+        if not word:
+            return True
+        if word in ("quit", "q", "exit"):
+            return False
+        if word in ("help", "?"):
+            self.print(COMMANDS)
+        elif word == "hint":
+            hint = self.think(self.setup.hint, self.setup.players)
+            self.print(f"hint: {self.game.cell_name(hint)} ({self.setup.hint.name})")
+        elif word == "undo":
+            self.undo()
+        elif word == "moves":
+            self.moves()
+        elif word == "position":
+            self.print(self.game.to_text())
+        elif word == "board":
+            self.show_board()
+        elif word == "save":
+            self.save(rest.strip())
+        else:
+            self.move(line.strip())
+        return True
+
+    def move(self, text: str) -> None:
+        """A cell typed by a human: a name (``c3``) or a number."""
+        if not any(ch.isdigit() for ch in text):  # every cell name has a row number
+            self.error(f"unknown command {show(text)}; type a cell such as c3, or help")
+            return
+        number = text.isascii() and text.isdigit() and len(text) <= 9
+        move: int | str = int(text) if number else text.lower()
+        try:
+            self.game.cell(move)  # a name or number of this board, else InvalidMoveError
+        except InvalidMoveError as e:
+            self.error(str(e))
+            return
+        try:
+            self.play(move)
+        except ColorwarsError as e:
+            self.error(str(e))
+
+    def error(self, message: str) -> None:
+        self.print(_one_line(message), style="red")
+
+    def undo(self) -> None:
+        """Back to the previous turn of a human: takes back the moves since then."""
+        seats, g = self.setup.seats, self.game
+        back = next(
+            (k for k in range(len(self.played) - 1, -1, -1) if seats[self.played[k].mover] is None),
+            None,
+        )
+        if back is None:
+            self.error("nothing to undo: no human has moved yet")
+            return
+        undone = []
+        while len(self.played) > back:
+            done = self.played.pop()
+            g.pop()
+            undone.append(f"{PLAYER_LETTERS[done.mover]} {g.cell_name(done.cell)}")
+        self.print(f"undone: {', '.join(undone)}; ", "player ", _letter(g.to_move), " to move")
+        self.show_board()
+
+    def moves(self) -> None:
+        """The move list, whole rounds a line where they fit: ``3. a c3 (2 waves)``."""
+        g = self.game
+        if not self.played:
+            self.print("no moves yet")
+            return
+        entries = []
+        for p in self.played:
+            waves = f" ({p.waves} wave{'s' * (p.waves != 1)})" if p.waves else ""
+            entries.append((p.mover, f"{g.cell_name(p.cell)}{waves}"))
+        number = len(str(len(entries))) + 1  # "12."
+        rest = max(len(text) for _, text in entries)
+        per_line = max(1, MOVES_WIDTH // (number + rest + 5))
+        if per_line >= self.setup.players:
+            per_line -= per_line % self.setup.players
+        for start in range(0, len(entries), per_line):
+            line = Text()
+            for ply, (mover, text) in enumerate(entries[start : start + per_line], start + 1):
+                line.append(f"{f'{ply}.':>{number}} ")
+                line.append_text(_letter(mover))
+                line.append(f" {text:<{rest}}  ")
+            line.rstrip()
+            self.console.print(line, soft_wrap=True)
+
+    def record(self) -> GameRecord:
+        """The game in the project's record format, with its result and final position."""
+        g, s = self.game, self.setup
+        letters = PLAYER_LETTERS[: s.players]
+        return GameRecord(
+            width=s.width,
+            height=s.height,
+            rules=s.rules,
+            players=s.players,
+            first=s.first,
+            moves=tuple(g.cell_name(c) for c in g.moves()),
+            result="-" if g.winner is None else PLAYER_LETTERS[g.winner],
+            final=g.to_text(),
+            note="seats: " + ", ".join(f"{L} {self.label(k)}" for k, L in enumerate(letters)),
+        )
+
+    def save(self, name: str) -> bool:
+        """Writes the record to ``name`` (or the ``--save`` file); one line either way."""
+        if not name:
+            if self.setup.save is None:
+                self.error("save needs a file name: save FILE")
+                return False
+            name = str(self.setup.save)
+        try:
+            Path(name).write_text(self.record().to_text(), encoding="utf-8")
+        except (OSError, ValueError) as e:  # ValueError: a name with a NUL byte
+            reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+            self.error(f"cannot save the record to {show(name)}: {reason}")
+            return False
+        self.print(f"record saved to {_one_line(name)}")
+        return True
+
+    # -- the game --------------------------------------------------------------------------
+    def read(self, seat: int) -> str | None:
+        """A human's line, or None at the end of input."""
+        try:
+            line = self.ask(self.game, f"player {PLAYER_LETTERS[seat]}, your move: ")
+        except EOFError:
+            self.console.print()
+            return None
+        except UnicodeDecodeError:
+            self.error("that line is not UTF-8 text; type a cell such as c3, or help")
+            return ""
+        if self.echo:
+            self.print(_one_line(line))
+        return line
+
+    def result(self) -> None:
+        winner = self.game.winner
+        if winner is None:
+            return
+        if self.setup.humans == 1:
+            won = self.setup.seats[winner] is None
+            self.print("you win!" if won else f"{self.label(winner)} wins.")
+        else:
+            self.print("player ", _letter(winner), f" ({self.label(winner)}) wins.")
+
+    def run(self) -> int:
+        """Plays the game; 0 when it is over or the human quits (or input ends)."""
+        self.intro()
+        self.show_board()
+        try:
+            while not self.game.is_over:
+                seat = self.game.to_move
+                player = self.setup.seats[seat]
+                if player is not None:
+                    self.play(self.think(player, seat))
+                    continue
+                line = self.read(seat)
+                if line is None or not self.command(line):
+                    self.finish()
+                    self.print("bye")
+                    return 0
+            self.result()
+            self.finish()
+        except KeyboardInterrupt:
+            # Ctrl-C ends the game cleanly (the command line prints one line, exit 130); the
+            # record asked for is still written.
+            if self.setup.save is not None and self.played:
+                self.save(str(self.setup.save))
+            raise
+        return 0
+
+    def finish(self) -> None:
+        """The end of the game: the ``--save`` record is written; without one, a person at a
+        terminal who played is offered it."""
+        if self.setup.save is not None:
+            self.save(str(self.setup.save))
+            return
+        if not (self.played and self.setup.humans and self.console.is_terminal and not self.echo):
+            return
+        try:
+            name = self.ask(self.game, "save the game record? a file name, or Enter for no: ")
+        except (EOFError, UnicodeDecodeError):
+            self.console.print()
+            return
+        if name.strip():
+            self.save(name.strip())
+
+
+def play(args: argparse.Namespace, console: Console, ask: Ask, echo: bool) -> int:
+    """``colorwars play``: the options checked, then the game (see ``TerminalGame``)."""
+    options = setup(
+        size=args.size,
+        rules=args.rules,
+        players=args.players,
+        first=args.first,
+        seats=args.seats,
+        opponent=args.opponent,
+        you=args.you,
+        hint=args.hint,
+        delay=args.delay,
+        save=args.save,
+        seed=args.seed,
+    )
+    return TerminalGame(options, console, ask, echo).run()
