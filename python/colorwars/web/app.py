@@ -300,5 +300,7 @@ def serve(
     threading.Thread(target=ready, daemon=True).start()
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # Ctrl-C is how the server stops; uvicorn has shut it down cleanly by now
     finally:
         sock.close()
