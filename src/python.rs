@@ -640,17 +640,23 @@ impl NativeVecEnv {
         if mode == Illegal::Raise {
             if let Some((i, a)) = py.detach(|| pool.install(|| env.find_illegal(actions))) {
                 let cells = env.cfg().cells() as i64;
-                let what = if (0..cells).contains(&a) {
-                    "not a legal move there"
+                // As for a single game: a number that is no cell is an invalid move, a cell
+                // the player may not play an illegal one.
+                return Err(if (0..cells).contains(&a) {
+                    Error::IllegalMove {
+                        cell: a as usize,
+                        reason: format!(
+                            "environment {i}: not a legal move there; no environment was changed"
+                        ),
+                    }
                 } else {
-                    "not a cell of the board"
-                };
-                return Err(PyErr::from(Error::IllegalMove {
-                    cell: a.max(0) as usize,
-                    reason: format!(
-                        "environment {i}: action {a} is {what}; no environment was changed"
-                    ),
-                }));
+                    Error::InvalidMove(format!(
+                        "environment {i}: action {a} is not a cell of the board (cells are 0 to \
+                         {}); no environment was changed",
+                        cells - 1
+                    ))
+                }
+                .into());
             }
         }
         with_buffers!(self, py, |b| py
