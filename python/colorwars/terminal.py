@@ -31,7 +31,6 @@ from colorwars._common import PLAYER_COLOURS, PLAYER_LETTERS, board_layout
 from colorwars.errors import (
     ColorwarsError,
     ConfigError,
-    InvalidMoveError,
     InvalidPolicyError,
     show,
 )
@@ -122,9 +121,10 @@ def _letter(seat: int) -> Text:
 
 
 def _one_line(text: str) -> str:
-    """Text safe to print on one line: no line breaks, nothing that cannot be encoded (a line
-    read with surrogate escapes)."""
-    return " ".join(text.encode("utf-8", "replace").decode("utf-8").split())
+    """Text safe to print as one line: no line breaks, and escapes for what is not printable
+    (control codes, the surrogate escapes of a line that was not UTF-8)."""
+    words = " ".join(text.split())
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode() for ch in words)
 
 
 @dataclass(frozen=True)
@@ -357,12 +357,12 @@ class TerminalGame:
         seed = (self.setup.seed + self.game.ply * 0x9E3779B9 + salt) % 2**64
         return cast(Player, replace(cast(Any, player), seed=seed))
 
-    def think(self, player: Player, seat: int) -> int:
-        """The cell ``player`` chooses for the player to move (a spinner on a terminal)."""
-        chooser = self.seeded(player, seat)
+    def think(self, player: Player, salt: int, who: Text) -> int:
+        """The cell ``player`` chooses for the player to move; a spinner on a terminal says
+        ``who`` is thinking."""
+        chooser = self.seeded(player, salt)
         if self.console.is_terminal:
-            message = Text.assemble(self.who(seat), " is thinking...")
-            with self.console.status(message):
+            with self.console.status(Text.assemble(who, " is thinking...")):
                 return chooser.choose(self.game)
         return chooser.choose(self.game)
 
@@ -378,7 +378,8 @@ class TerminalGame:
         if word in ("help", "?"):
             self.print(COMMANDS)
         elif word == "hint":
-            hint = self.think(self.setup.hint, self.setup.players)
+            helper = self.setup.hint
+            hint = self.think(helper, self.setup.players, Text(f"the hint, {helper.name},"))
             self.print(f"hint: {self.game.cell_name(hint)} ({self.setup.hint.name})")
         elif word == "undo":
             self.undo()
@@ -400,15 +401,9 @@ class TerminalGame:
             self.error(f"unknown command {show(text)}; type a cell such as c3, or help")
             return
         number = text.isascii() and text.isdigit() and len(text) <= 9
-        move: int | str = int(text) if number else text.lower()
         try:
-            self.game.cell(move)  # a name or number of this board, else InvalidMoveError
-        except InvalidMoveError as e:
-            self.error(str(e))
-            return
-        try:
-            self.play(move)
-        except ColorwarsError as e:
+            self.play(int(text) if number else text.lower())
+        except ColorwarsError as e:  # not a cell of this board, or not a legal move
             self.error(str(e))
 
     def error(self, message: str) -> None:
@@ -522,7 +517,7 @@ class TerminalGame:
                 seat = self.game.to_move
                 player = self.setup.seats[seat]
                 if player is not None:
-                    self.play(self.think(player, seat))
+                    self.play(self.think(player, seat, self.who(seat)))
                     continue
                 line = self.read(seat)
                 if line is None or not self.command(line):
