@@ -550,43 +550,47 @@ def build_parser() -> argparse.ArgumentParser:
         "--size",
         type=_size,
         default=(5, 5),
+        metavar="WxH",
         help="WIDTHxHEIGHT, each side 2 to 32 (5x5; the web game's presets are 5x5, 6x6, 8x8 "
         "and 8x10)",
     )
     play.add_argument("--rules", default="colorwars", help="colorwars, classic or OPENING+BURST")
     play.add_argument(
-        "--players", type=_count, default=None, help="2 to 8 (the number of --seats, else 2)"
+        "--players", type=_count, metavar="N", help="2 to 8 (the number of --seats, else 2)"
     )
-    play.add_argument("--first", type=_player, default=0, help="who moves first: a-h (a)")
+    play.add_argument(
+        "--first", type=_player, default=0, metavar="P", help="who moves first: a-h (a)"
+    )
     play.add_argument(
         "--seats",
+        metavar="LIST",
         help="each seat's player from seat a, comma-separated: human, ai, random, greedy, "
         "mcts[:SIMULATIONS] or alphabeta[:DEPTH] (two players only); or one for every seat, "
         "e.g. human for a hot-seat game. Default: you (--you) against --opponent",
     )
     play.add_argument(
         "--opponent",
-        default=None,
-        help="the AI in every seat but yours (ai): ai thinks about a second a move on any "
-        "board, alpha-beta for two players and MCTS for more; a fixed budget is uneven "
-        "(mcts:2000 answers in 0.03 s on 5x5, mcts:50000 in 1 s on 5x5 but 15 s on 8x8 "
-        f"classic). Or {players_help}",
+        metavar="PLAYER",
+        help="the AI in every seat but yours: ai (the default) is the strongest at about a "
+        "second a move on any board (alpha-beta for two players, MCTS for more), where a fixed "
+        "budget varies with the board (mcts:2000 answers in 0.03 s on 5x5; mcts:50000 in 1 s "
+        f"there but 15 s on 8x8 classic); or {players_help}",
     )
-    play.add_argument("--you", type=_player, default=None, help="your seat: a-h (a)")
+    play.add_argument("--you", type=_player, metavar="P", help="your seat: a-h (a)")
     play.add_argument(
-        "--hint", default=None, help="the player that answers 'hint' (ai), named as --opponent"
+        "--hint", metavar="PLAYER", help="the player that answers 'hint' (ai), as --opponent"
     )
     play.add_argument(
         "--delay",
         type=float,
-        default=None,
+        metavar="SECONDS",
         help="seconds per wave of the animation on a terminal; 0 for none (0.25)",
     )
     play.add_argument(
         "--save", metavar="FILE", help="write the game record to FILE when the game ends"
     )
     play.add_argument(
-        "--seed", type=_count, default=None, help="the AI players' seed (a new one each game)"
+        "--seed", type=_count, metavar="S", help="the AI players' seed (a new one each game)"
     )
     play.set_defaults(run=cmd_play)
 
