@@ -278,6 +278,10 @@
       item.appendChild(label);
       box.appendChild(item);
     }
+    const note = document.createElement("span");
+    note.className = "note";
+    note.textContent = "dashed frame: one more orb bursts the cell";
+    box.appendChild(note);
   }
 
   function moveList(g) {
@@ -304,6 +308,11 @@
     $("undo").disabled = ui.busy || ui.replay !== null || undoCount(g) === 0;
     $("hint").disabled = ui.busy || over || ui.replay !== null;
     $("analyse").disabled = over || ui.replay !== null;
+    // A record starts from the empty board: a game from a pasted position has none.
+    $("save-record").disabled = g.first === null;
+    $("save-record").title = g.first === null
+      ? "A game from a pasted position has no record (a record starts from the empty board): copy the position instead"
+      : "Download the game as a record (.cwr)";
     $("pause").hidden = hasHuman || over;
     $("pause").textContent = ui.paused ? "Resume" : "Pause";
   }
@@ -350,8 +359,9 @@
     owners[cell] = mover;
     draw(g, counts, owners, { last: cell, bursting: [cell] });
     await wait(ms * 0.6);
-    for (const wave of waves) {
+    for (const [k, wave] of waves.entries()) {
       if (ui.skip) break;
+      $("status").textContent = `Player ${letter(mover)} plays ${result.move.name}: wave ${k + 1} of ${waves.length}`;
       const emptied = counts.slice();
       for (const b of wave.bursts) {
         emptied[b] = subtracts(g.rules) ? Math.max(0, counts[b] - neighbours(g, b).length) : 0;

@@ -1,0 +1,287 @@
+"""The web app end to end in a real headless Chromium (Debian's ``chromium`` package, driven by
+Playwright through ``executable_path``): load the page, start a 5x5 game against greedy from the
+new-game form, play it to the end by clicking cells, and check after every move that the
+board's ``data-position`` is the engine's position, that every wave of every cascade was
+animated, and that the page logged no error; then the tools around the board (hint, undo,
+analysis, replay, position and record), and the page at a phone's width.
+
+Skips when Playwright, the web extra or ``/usr/bin/chromium`` is missing (``.ci/run`` installs
+them). Screenshots go to pytest's temporary folder, or to ``$COLORWARS_SCREENSHOTS`` when set
+(``COLORWARS_SCREENSHOTS=docs pytest tests/test_web_browser.py`` remakes the README's).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("starlette")
+uvicorn = pytest.importorskip("uvicorn")
+sync_api = pytest.importorskip("playwright.sync_api")
+
+import colorwars  # noqa: E402
+from colorwars.web import create_app  # noqa: E402
+from colorwars.web.app import listen  # noqa: E402
+
+CHROMIUM = Path(os.environ.get("COLORWARS_CHROMIUM", "/usr/bin/chromium"))
+if not CHROMIUM.exists():
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+
+# Records, in the page, every position the board shows, whether an animation ran and how many
+# orbs flew: the test reads them back after each move.
+WATCH = """() => {
+  const board = document.getElementById("board");
+  window.seen = {positions: [], animating: 0, flyers: 0};
+  const note = () => {
+    const p = board.dataset.position, list = window.seen.positions;
+    if (p && list[list.length - 1] !== p) list.push(p);
+  };
+  note();
+  new MutationObserver((changes) => {
+    for (const c of changes) {
+      if (c.type === "attributes" && c.attributeName === "data-position") note();
+      if (c.type === "attributes" && c.attributeName === "data-animating"
+          && board.dataset.animating === "true") window.seen.animating += 1;
+      for (const n of c.addedNodes || []) {
+        if (n.nodeType === 1 && n.classList.contains("flyer")) window.seen.flyers += 1;
+      }
+    }
+  }).observe(board, {attributes: true, childList: true, subtree: true});
+}"""
+
+IDLE = """(ply) => {
+  const b = document.getElementById("board");
+  return ["ready", "over"].includes(b.dataset.state) && b.dataset.ply !== String(ply);
+}"""
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """The web app on 127.0.0.1, a free port, in a thread; stopped after the tests."""
+    sock = listen("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    where = os.environ.get("COLORWARS_SCREENSHOTS")
+    return Path(where) if where else tmp_path
+
+
+def open_page(browser: Any, url: str, **context: Any) -> tuple[Any, list[str]]:
+    page = browser.new_context(**context).new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.goto(url)
+    page.wait_for_selector('#board[data-state="ready"]', timeout=10_000)
+    return page, problems
+
+
+def wins_at_once(game: colorwars.Game, cell: int) -> bool:
+    after = game.copy()
+    after.play(cell)
+    return after.is_over
+
+
+def sensible_moves(game: colorwars.Game, take_wins: bool) -> list[int]:
+    """The human's choices: a winning move when ``take_wins``, else the moves after which
+    greedy cannot win at once (so that the game lasts a while), else any."""
+    legal = game.legal_moves()
+    if take_wins and (wins := [c for c in legal if wins_at_once(game, c)]):
+        return wins
+    safe = []
+    for cell in legal:
+        after = game.copy()
+        after.play(cell)
+        if not after.is_over and not any(wins_at_once(after, r) for r in after.legal_moves()):
+            safe.append(cell)
+    return safe or legal
+
+
+def board(page: Any, name: str) -> str:
+    value: str = page.get_attribute("#board", f"data-{name}")
+    return value
+
+
+def test_a_game_against_greedy_played_to_the_end_by_clicking(
+    browser: Any, server: str, shots: Path
+) -> None:
+    start = time.monotonic()
+    page, problems = open_page(browser, server, viewport={"width": 1280, "height": 860})
+    # The default game is there at once; start a fresh 5x5 one against greedy from the form.
+    assert board(page, "position") == "5x5 colorwars 2 ...../...../...../...../..... a - - 0"
+    page.click("#new-game-panel summary")
+    page.select_option("#ng-board", "5x5")
+    page.select_option("#ng-rules", "colorwars")
+    page.select_option("#ng-players", "2")
+    kinds = page.locator("#ng-seats .seat-kind")
+    kinds.nth(0).select_option("human")
+    kinds.nth(1).select_option("greedy")
+    old = board(page, "game")
+    page.click("#ng-start")
+    page.wait_for_function(f"() => document.getElementById('board').dataset.game !== '{old}'")
+    page.click("#new-game-panel summary")
+    page.select_option("#speed", "50")  # animated, quickly
+    page.evaluate(WATCH)
+    assert page.locator("#board [data-cell]").count() == 25
+
+    engine = colorwars.Game()
+    positions = [engine.to_text()]
+    waves = 0
+    rng = random.Random(2)
+    clicks = 0
+    while not engine.is_over:
+        assert board(page, "position") == engine.to_text()
+        cell = rng.choice(sensible_moves(engine, take_wins=clicks >= 5))
+        page.click(f'#board [data-cell="{cell}"]')
+        clicks += 1
+        page.wait_for_function(IDLE, arg=engine.ply, timeout=15_000)
+        # The page's move list holds the human's move and greedy's reply: play them here.
+        listed = page.eval_on_selector_all(
+            "#moves li", "items => items.map(i => Number(i.dataset.moveCell))"
+        )
+        assert listed[: engine.ply] == engine.moves()
+        assert listed[engine.ply] == cell
+        for move in listed[engine.ply :]:
+            engine.play(move)
+            waves += len(engine.waves())
+            positions.append(engine.to_text())
+        assert board(page, "position") == engine.to_text()
+        server_game = page.evaluate(
+            "id => fetch('/api/games/' + id).then(r => r.json())", board(page, "game")
+        )
+        assert server_game["position"] == engine.to_text()
+        if clicks == 5 or (engine.is_over and clicks < 5):
+            page.screenshot(path=str(shots / "web-game.png"))
+    seen = page.evaluate("() => window.seen")
+    # After every move (the human's and greedy's), the board showed the engine's position.
+    assert seen["positions"] == positions
+    # Every wave of every cascade was animated, with orbs flying to the neighbours.
+    assert waves > 0
+    assert int(board(page, "waves-animated")) == waves
+    assert seen["animating"] > 0
+    assert seen["flyers"] > 0
+    assert board(page, "state") == "over"
+    assert "win" in page.inner_text("#status")
+    page.screenshot(path=str(shots / "web-game-over.png"))
+    assert not problems, problems
+    print(
+        f"\nbrowser game: {clicks} clicks, {engine.ply} moves, {waves} waves animated, "
+        f"{time.monotonic() - start:.1f} s"
+    )
+
+
+def test_the_tools_around_the_board(browser: Any, server: str) -> None:
+    """Hint, undo, analysis shading, replay with the slider, copy and paste of the position,
+    saving and loading a record."""
+    page, problems = open_page(browser, server, viewport={"width": 1280, "height": 860})
+    page.select_option("#speed", "0")
+    page.click('#board [data-cell="12"]')  # a's opening on c3; greedy replies
+    page.wait_for_function(IDLE, arg=0)
+    page.click("#hint")
+    page.wait_for_selector("#board .cell.hint")
+    hinted = page.get_attribute("#board .cell.hint", "data-cell")
+    assert "Hint:" in page.inner_text("#message")
+    page.click(f'#board [data-cell="{hinted}"]')
+    page.wait_for_function(IDLE, arg=2)
+    assert int(board(page, "ply")) in (3, 4)  # 3 when the hint won at once
+    later = board(page, "position")
+    # Undo takes back your move and greedy's reply.
+    page.click("#undo")
+    page.wait_for_function("() => document.getElementById('board').dataset.ply === '2'")
+    page.click("#undo")
+    page.wait_for_function("() => document.getElementById('board').dataset.ply === '0'")
+    assert page.is_disabled("#undo")
+    page.click('#board [data-cell="12"]')
+    page.wait_for_function(IDLE, arg=0)
+    # Analysis: every legal cell shaded, with its win rate.
+    page.fill("#analysis-simulations", "3000")
+    page.click("#analyse")
+    page.wait_for_selector("#board .shade")
+    legal = colorwars.Game.from_text(board(page, "position")).legal_moves()
+    assert page.locator("#board .shade").count() == len(legal)
+    assert "3,000 simulations" in page.inner_text("#analysis-result")
+    # Replay: the slider shows earlier positions; back to the game afterwards.
+    live = board(page, "position")
+    page.fill("#replay", "0")
+    page.wait_for_function("() => document.getElementById('board').dataset.state === 'replay'")
+    assert board(page, "position") == "5x5 colorwars 2 ...../...../...../...../..... a - - 0"
+    page.click("#replay-step")
+    page.wait_for_function("() => document.getElementById('board').dataset.position.endsWith(' 1')")
+    assert board(page, "position") == "5x5 colorwars 2 ...../...../..3a../...../..... b a - 1"
+    page.click("#replay-live")
+    assert board(page, "position") == live
+    # Save the record, and load it back.
+    with page.expect_download() as download:
+        page.click("#save-record")
+    path = download.value.path()
+    record = colorwars.GameRecord.parse(Path(path).read_text())
+    assert record.completed().final == record.final
+    page.set_input_files("#load-record", path)
+    page.wait_for_function("() => document.getElementById('board').dataset.state === 'replay'")
+    assert page.locator("#moves li").count() == len(record.moves)
+    # The position box holds the notation; pasting one starts a game from it.
+    assert page.input_value("#position-text") == board(page, "position")
+    page.fill("#position-text", later)
+    page.click("#paste-position")
+    page.wait_for_function(f"() => document.getElementById('board').dataset.position === {later!r}")
+    # A game from a pasted position has no record (records start from the empty board).
+    assert page.is_disabled("#save-record")
+    assert "pasted position" in page.get_attribute("#save-record", "title")
+    # Watch AI against AI: the page asks for the AIs' moves until one wins.
+    page.click("#new-game-panel summary")
+    page.click("#ng-watch")
+    page.wait_for_function("() => document.getElementById('board').dataset.state === 'over'")
+    watched = page.evaluate(
+        "id => fetch('/api/games/' + id).then(r => r.json())", board(page, "game")
+    )
+    assert watched["seats"] == ["mcts:2000", "greedy"]
+    assert watched["winner"] is not None
+    assert board(page, "position") == watched["position"]
+    assert not problems, problems
+
+
+def test_the_page_at_a_phones_width(browser: Any, server: str, shots: Path) -> None:
+    phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+             "device_scale_factor": 2}  # fmt: skip
+    page, problems = open_page(browser, server, **phone)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    box = page.locator("#board svg").bounding_box()
+    assert box["x"] >= 0
+    assert box["x"] + box["width"] <= 390
+    cell = page.locator('#board [data-cell="12"] .bg').bounding_box()
+    assert cell["width"] >= 44  # a comfortable touch target
+    page.select_option("#speed", "0")
+    page.tap('#board [data-cell="12"]')
+    page.wait_for_function(IDLE, arg=0)
+    assert board(page, "position").endswith(" a ab - 2")
+    page.screenshot(path=str(shots / "web-phone.png"))
+    assert not problems, problems
