@@ -155,12 +155,25 @@ def catalogue() -> list[object]:
 _ANY_CHAR = st.characters(exclude_categories=())
 _SURROGATE = st.characters(categories=["Cs"])
 _NUMERIC_DTYPES = [np.dtype(n) for n in ("i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8")]
-_NUMERIC_DTYPES += [np.dtype(n) for n in ("f2", "f4", "f8", "c8", "c16", "?")]
+# float16 is left out: hypothesis rejects some of its draws internally and then fails to
+# describe this (large) strategy in its note.
+_NUMERIC_DTYPES += [np.dtype(n) for n in ("f4", "f8", "c8", "c16", "?")]
+
+
+def _huge(sign: int) -> int:
+    return sign * 10**5000
+
+
+# Ints beyond Python's 4300-digit limit for int -> text are drawn through a function, not
+# listed in `sampled_from`: hypothesis writes a strategy's elements into its own messages, and
+# cannot write those ints (it would fail on the strategy, not on the library under test).
+_SAMPLED_INTS = [v for v in INT_EDGES if abs(v) < 10**4000]
 
 
 def ints() -> st.SearchStrategy[int]:
     return st.one_of(
-        st.sampled_from(INT_EDGES),
+        st.sampled_from(_SAMPLED_INTS),
+        st.builds(_huge, st.sampled_from((1, -1))),
         st.integers(-8, 40),
         st.integers(),
         st.integers(-(2**70), 2**70),
@@ -196,6 +209,16 @@ def numpy_scalars() -> st.SearchStrategy[Any]:
     return st.sampled_from(_NUMERIC_DTYPES).flatmap(hnp.from_dtype)
 
 
+def _pick(values: list[Any]) -> st.SearchStrategy[Any]:
+    """Any of `values`, by index: unlike `sampled_from`, hypothesis never writes the values
+    into its messages (some cannot be written: ints over 4300 digits)."""
+
+    def pick(i: int) -> Any:
+        return values[i]
+
+    return st.integers(0, len(values) - 1).map(pick)
+
+
 def bad_values() -> st.SearchStrategy[Any]:
     """Anything a careless or hostile caller might pass."""
     small = st.one_of(st.integers(-3, 30), st.floats(), st.none(), st.text(max_size=3))
@@ -210,7 +233,7 @@ def bad_values() -> st.SearchStrategy[Any]:
         st.lists(small, max_size=3),
         st.tuples(small, small),
         st.dictionaries(st.text(max_size=2), small, max_size=2),
-        st.sampled_from(catalogue()),
+        _pick(catalogue()),
     )
 
 
