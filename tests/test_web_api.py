@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from importlib.resources import files
 from typing import Any
 
@@ -27,7 +28,11 @@ except ModuleNotFoundError:
 import colorwars
 from colorwars.web import GameStore, create_app
 from colorwars.web import store as web_store
-from starlette.testclient import TestClient
+
+with warnings.catch_warnings():
+    # Starlette 1.x warns when its test client runs on httpx rather than httpx2.
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 KEYS = {"id", "position", "to_move", "legal_moves", "winner"}
 
@@ -534,3 +539,13 @@ def test_records_of_the_api_are_the_projects_format(client: TestClient) -> None:
     assert record.final == g["position"]
     assert list(record.moves) == [m["name"] for m in g["moves"]]
     assert json.loads(json.dumps(g)) == g  # plain JSON, no NaN
+
+
+def test_serve_without_the_web_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from colorwars.cli import main
+
+    monkeypatch.setitem(sys.modules, "colorwars.web", None)
+    assert main(["serve"]) == 1
+    assert "pip install 'colorwars[web]'" in capsys.readouterr().err

@@ -132,7 +132,7 @@ def board(page: Any, name: str) -> str:
 
 
 def test_a_game_against_greedy_played_to_the_end_by_clicking(
-    browser: Any, server: str, shots: Path
+    browser: Any, server: str, shots: Path, tmp_path: Path
 ) -> None:
     start = time.monotonic()
     page, problems = open_page(browser, server, viewport={"width": 1280, "height": 860})
@@ -179,7 +179,8 @@ def test_a_game_against_greedy_played_to_the_end_by_clicking(
             "id => fetch('/api/games/' + id).then(r => r.json())", board(page, "game")
         )
         assert server_game["position"] == engine.to_text()
-        if clicks == 5 or (engine.is_over and clicks < 5):
+        if clicks <= 6 and not engine.is_over:  # a game in progress, as late as click 6
+            page.mouse.move(0, 0)  # no hover frame in the picture
             page.screenshot(path=str(shots / "web-game.png"))
     seen = page.evaluate("() => window.seen")
     # After every move (the human's and greedy's), the board showed the engine's position.
@@ -191,7 +192,7 @@ def test_a_game_against_greedy_played_to_the_end_by_clicking(
     assert seen["flyers"] > 0
     assert board(page, "state") == "over"
     assert "win" in page.inner_text("#status")
-    page.screenshot(path=str(shots / "web-game-over.png"))
+    page.screenshot(path=str(tmp_path / "web-game-over.png"))
     assert not problems, problems
     print(
         f"\nbrowser game: {clicks} clicks, {engine.ply} moves, {waves} waves animated, "
@@ -257,9 +258,14 @@ def test_the_tools_around_the_board(browser: Any, server: str) -> None:
     assert page.is_disabled("#save-record")
     assert "pasted position" in page.get_attribute("#save-record", "title")
     # Watch AI against AI: the page asks for the AIs' moves until one wins.
+    pasted = board(page, "game")
     page.click("#new-game-panel summary")
     page.click("#ng-watch")
-    page.wait_for_function("() => document.getElementById('board').dataset.state === 'over'")
+    page.wait_for_function(
+        "old => { const b = document.getElementById('board');"
+        " return b.dataset.game !== old && b.dataset.state === 'over'; }",
+        arg=pasted,
+    )
     watched = page.evaluate(
         "id => fetch('/api/games/' + id).then(r => r.json())", board(page, "game")
     )
