@@ -549,3 +549,17 @@ def test_serve_without_the_web_extra(
     monkeypatch.setitem(sys.modules, "colorwars.web", None)
     assert main(["serve"]) == 1
     assert "pip install 'colorwars[web]'" in capsys.readouterr().err
+
+
+def test_serving_in_a_background_thread() -> None:
+    """`with serving() as url:` serves the app on 127.0.0.1 for the block, then stops."""
+    from colorwars.web import serving
+
+    with serving() as url:
+        assert url.startswith("http://127.0.0.1:")
+        r = httpx.post(url + "api/games", json={"seats": ["human", "human"]}, timeout=10)
+        assert r.status_code == 201
+        r = httpx.get(url + "api/options", headers={"host": "evil.example"}, timeout=10)
+        assert r.status_code == 400  # only the loopback names on 127.0.0.1
+    with pytest.raises(httpx.TransportError):
+        httpx.get(url + "api/options", timeout=2)

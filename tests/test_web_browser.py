@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import random
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,12 +22,11 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette")
-uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
 
 import colorwars  # noqa: E402
-from colorwars.web import create_app  # noqa: E402
-from colorwars.web.app import listen  # noqa: E402
+from colorwars.web import serving  # noqa: E402
 
 CHROMIUM = Path(os.environ.get("COLORWARS_CHROMIUM", "/usr/bin/chromium"))
 if not CHROMIUM.exists():
@@ -65,18 +63,8 @@ IDLE = """(ply) => {
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """The web app on 127.0.0.1, a free port, in a thread; stopped after the tests."""
-    sock = listen("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    with serving() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,9 @@
 
 ``create_app()`` is the ASGI application (Starlette): the page at ``/`` (plain HTML, CSS and
 JavaScript from this package, nothing from elsewhere) and the JSON API under ``/api/`` that the
-page uses and that works on its own; ``serve(host, port)`` runs it with uvicorn. See the
-README's "Web app" for the API.
+page uses and that works on its own; ``serve(host, port)`` runs it with uvicorn until Ctrl-C,
+and ``with serving() as url:`` runs it in a background thread for a block. See the README's
+"Web app" for the API.
 
 >>> from colorwars.web import GameStore
 >>> store = GameStore()
@@ -15,7 +16,7 @@ README's "Web app" for the API.
 
 from __future__ import annotations
 
-from colorwars.web.app import create_app, serve
+from colorwars.web.app import create_app, serve, serving
 from colorwars.web.store import GameStore, LiveGame
 
-__all__ = ["GameStore", "LiveGame", "create_app", "serve"]
+__all__ = ["GameStore", "LiveGame", "create_app", "serve", "serving"]

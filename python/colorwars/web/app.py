@@ -14,8 +14,10 @@ import json
 import os
 import socket
 import threading
+import time
 import webbrowser
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from importlib.resources import files
 from typing import Any, TypeVar
 
@@ -46,7 +48,7 @@ from colorwars.web.store import (
     options,
 )
 
-__all__ = ["MAX_BODY_BYTES", "create_app", "serve"]
+__all__ = ["MAX_BODY_BYTES", "create_app", "listen", "serve", "serving"]
 
 MAX_BODY_BYTES = 1 << 20  # a request body (a long game's record is far smaller)
 LOOPBACK = ("127.0.0.1", "localhost")
@@ -269,25 +271,32 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _server(host: str, port: int, app: Starlette | None) -> tuple[Any, socket.socket, str]:
+    """A uvicorn server for the app, its listening socket and its address."""
+    try:
+        import uvicorn
+    except ModuleNotFoundError:
+        raise BackendError("the web app needs uvicorn: pip install 'colorwars[web]'") from None
+    sock = listen(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{sock.getsockname()[1]}/"
+    if app is None:
+        app = create_app(allowed_hosts=list(LOOPBACK) if host in LOOPBACK else None)
+    config = uvicorn.Config(app, log_level="warning", access_log=False)
+    return uvicorn.Server(config), sock, url
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     open_browser: bool = False,
     announce: Callable[[str], object] = print,
 ) -> None:
-    """Serves the web app until Ctrl-C. Listens on 127.0.0.1 unless told otherwise (then any
-    Host header is accepted, so other machines can reach it by address)."""
-    try:
-        import uvicorn
-    except ModuleNotFoundError:
-        raise BackendError("the web app needs uvicorn: pip install 'colorwars[web]'") from None
+    """Serves the web app until Ctrl-C (``colorwars serve``). Listens on 127.0.0.1 unless told
+    otherwise (then any Host header is accepted, so other machines can reach it by address);
+    ``announce`` gets the page's address once the server is up."""
     check.flag(open_browser, "open_browser")
-    sock = listen(host, port)
-    bound = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{bound}/"
-    app = create_app(allowed_hosts=list(LOOPBACK) if host in LOOPBACK else None)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server, sock, url = _server(host, port, None)
 
     def ready() -> None:
         while not server.started and not server.should_exit:
@@ -303,4 +312,29 @@ def serve(
     except KeyboardInterrupt:
         pass  # Ctrl-C is how the server stops; uvicorn has shut it down cleanly by now
     finally:
+        sock.close()
+
+
+@contextmanager
+def serving(host: str = "127.0.0.1", port: int = 0, app: Starlette | None = None) -> Iterator[str]:
+    """The web app served from a background thread for the length of a ``with`` block, on a
+    free port unless told otherwise; gives the page's address (for scripts, notebooks and
+    tests)::
+
+        with serving() as url:
+            ...  # e.g. urllib.request.urlopen(url + "api/options")
+    """
+    server, sock, url = _server(host, port, app)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise BackendError(f"the web app did not start on {url}")
+            time.sleep(0.01)
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(30)
         sock.close()
