@@ -177,7 +177,7 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
         game = live(request)
         b = await body(request, ("ai", "ply"), "AI move")
         game.guard()
-        game._check_ply(b.get("ply"))
+        game.check_ply(b.get("ply"))
         player, name = game.ai_for_seat(b.get("ai"))
         position = game.game.copy()
         mover = position.to_move

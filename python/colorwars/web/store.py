@@ -272,7 +272,9 @@ class LiveGame:
             "start": self.start,
         }
 
-    def _check_ply(self, ply: object) -> None:
+    def check_ply(self, ply: object) -> None:
+        """Refuses a request made for another ply than the game's (None: any ply), so that a
+        click on a stale board never plays for the wrong player."""
         if ply is None:
             return
         if check.whole(ply, "ply", 0, check.MAX_PLIES) != self.game.ply:
@@ -286,7 +288,7 @@ class LiveGame:
         """Plays a move (a cell index, a name such as ``"c3"`` or ``[x, y]``) for the player
         to move; the state with the move and its cascade's waves. The game is unchanged on
         any error."""
-        self._check_ply(ply)
+        self.check_ply(ply)
         if isinstance(move, list):
             move = tuple(move)
         mover = self.game.to_move

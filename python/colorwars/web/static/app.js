@@ -647,7 +647,8 @@
       budget.className = "seat-budget";
       budget.min = "1";
       row.append(kind, budget);
-      const defaults = { mcts: "2000", alphabeta: "4" };
+      // The server's default budgets ("mcts:2000", "alphabeta:4"): about a second at most.
+      const defaults = Object.fromEntries(ui.options.ai_defaults.filter((n) => n.includes(":")).map((n) => n.split(":")));
       const sync = () => {
         const k = kind.value;
         budget.hidden = !(k in defaults);
