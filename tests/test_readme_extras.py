@@ -17,6 +17,7 @@ SECTIONS = {
     "## PettingZoo": "pettingzoo",
     "## Gymnasium": "gymnasium",
     "## OpenSpiel": "pyspiel",
+    "## Web app": "starlette",
 }
 
 

@@ -211,14 +211,23 @@ def test_hint_and_analysis(client: TestClient, tmp_path: Any, monkeypatch: Any) 
     assert sum(m["share"] for m in a["moves"]) == pytest.approx(1.0)
     assert a["simulations"] == 2000
     assert a["exact"]["solved"] is False
-    assert "empty board" in a["exact"]["reason"]
-    # The exact result where the solver gives one: the empty board of a small game.
+    assert "too large" in a["exact"]["reason"]  # 5x5: beyond what the page solves
+    # The exact result where the solver gives one: any position of a small game.
     small = new_game(client, width=3, height=3, rules="classic", first="b")
     a = client.post(f"/api/games/{small['id']}/analysis", json={"simulations": 200}).json()
     assert a["exact"]["solved"] is True
     assert a["exact"]["winner"] == 1  # 3x3 classic: the first player wins, here b
     assert a["exact"]["plies"] == 13
     assert a["exact"]["best"]["cell"] in small["legal_moves"]
+    assert sorted(int(c) for c in a["exact"]["moves"]) == small["legal_moves"]
+    after = client.post(f"/api/games/{small['id']}/moves", json={"cell": 4}).json()
+    a = client.post(f"/api/games/{small['id']}/analysis", json={"simulations": 200}).json()
+    exact = a["exact"]
+    assert exact["solved"] is True
+    assert exact["moves"].keys() == {str(c) for c in after["legal_moves"]}
+    # The position's value is its best move's: a winner's fastest win, a loser's longest loss.
+    best = exact["moves"][str(exact["best"]["cell"])]
+    assert (best["winner"], best["plies"]) == (exact["winner"], exact["plies"])
     big = new_game(client, width=8, height=8)
     a = client.post(f"/api/games/{big['id']}/analysis", json={"simulations": 50}).json()
     assert "too large" in a["exact"]["reason"]

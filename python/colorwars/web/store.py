@@ -68,8 +68,8 @@ MAX_DEPTH = 10
 AI_SECONDS = 5.0  # an AI seat's move stops by then, whatever its budget
 HINT_SECONDS = 1.0
 ANALYSIS_SECONDS = 10.0
-# Boards the exact solver answers quickly from the empty board (measured: 4x4 colorwars 0.9 s,
-# 3x3 classic 0.01 s, 3x4 classic 6 s, 3x4 none+empty 21 s), by opening.
+# Boards the exact solver answers quickly, by opening (measured from the empty board: 4x4
+# colorwars 0.9 s, 3x3 classic 0.01 s, 3x4 classic 6 s, 3x4 none+empty 21 s).
 SOLVE_MAX_CELLS = {"drop3": 16, "none": 9}
 BOARD_PRESETS = ((5, 5), (6, 6), (8, 8), (8, 10))
 # What the page offers by default: budgets that answer within about a second on the presets.
@@ -163,24 +163,12 @@ def _move(game: Game, cell: int, player: int) -> dict[str, Any]:
 
 
 def exact(game: Game) -> dict[str, Any]:
-    """The exact result of the position where the solver can give it quickly.
-
-    Today ``colorwars.solve(width, height, rules)`` solves two-player games from the empty
-    board only, so that is all this answers; every other position says why not. When the
-    position solver (``colorwars.solve(game)``) arrives, this is the one function to change:
-    call it for any position of a small enough board, and the API and the page stay as
-    they are."""
+    """The exact result of the position (``colorwars.solve(game)``) where the solver gives it
+    quickly: two players, a small board. With it, every legal move's exact result."""
     from colorwars.solver import solve
 
     if game.players != 2:
         return {"solved": False, "reason": "the exact solver plays two-player games only"}
-    empty = game.ply == 0 and not game.moved and not any(game.counts())
-    if not empty:
-        return {
-            "solved": False,
-            "reason": "the exact solver works from the empty board only (a solver for any "
-            "position is planned)",
-        }
     limit = SOLVE_MAX_CELLS[game.rules.opening]
     if game.cells > limit:
         return {
@@ -189,19 +177,18 @@ def exact(game: Game) -> dict[str, Any]:
             f"under the {game.rules.opening} opening)",
         }
     try:
-        s = solve(game.width, game.height, rules=game.rules)
+        s = solve(game)
     except SearchLimitError as e:
         return {"solved": False, "reason": str(e)}
-    # The solver's seat 0 moves first; here the player to move does.
-    winner = (game.to_move + s.winner) % 2
     line = s.line_names()
     return {
         "solved": True,
-        "winner": winner,
+        "winner": s.winner,
         "plies": s.plies,
         "line": line,
-        "best": {"cell": s.line[0], "name": line[0]},
-        "reason": f"player {PLAYER_LETTERS[winner]} wins in {s.plies} plies with perfect play",
+        "best": {"cell": s.line[0], "name": line[0]} if s.line else None,
+        "moves": {str(cell): {"winner": w, "plies": p} for cell, (w, p) in s.moves.items()},
+        "reason": f"player {PLAYER_LETTERS[s.winner]} wins in {s.plies} plies with perfect play",
     }
 
 
