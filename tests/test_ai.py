@@ -357,3 +357,25 @@ def test_solve_from_a_position_refuses_what_it_cannot_solve() -> None:
     done.play("a1")
     s = colorwars.solve(done)
     assert (s.winner, s.plies, s.line, s.moves) == (0, 0, [], {})
+
+
+def test_a_time_budget_alone_is_honoured() -> None:
+    """`MCTS(time=T)` thinks for T (not until a default count of simulations), also on a big
+    board where one playout is long; `AlphaBeta(depth, time)` stops at whichever comes first."""
+    g = colorwars.Game(width=5, height=5)
+    d = ai.MCTS(time=0.3, seed=1).search(g)
+    assert d.work > 1000  # the old default count would have stopped it at 1000
+    assert 0.25 <= d.seconds < 3.0
+    assert ai.MCTS(time=0.3).simulations == 0
+    assert ai.MCTS().simulations == 1000
+    big = colorwars.Game(width=32, height=32, players=8)
+    for _ in range(40):
+        big.play(ai.Random(seed=big.ply).choose(big))
+    d = ai.MCTS(time=0.3, seed=1).search(big)
+    assert d.seconds < 3.0  # greedy playouts of 8 players on 32x32 stop with the budget
+    deep = colorwars.Game(width=8, height=8, rules="classic")
+    deep.play("d4")
+    d = ai.AlphaBeta(depth=30, time=0.2).search(deep)
+    assert d.seconds < 3.0  # depth 30 is far beyond 0.2 s: the time stops it
+    assert ai.AlphaBeta().depth == 4
+    assert ai.AlphaBeta(time=1.0).depth == 64

@@ -168,11 +168,13 @@ class Greedy(_Base):
 class MCTS(_Base):
     """Monte-Carlo tree search (UCT with native playouts, greedy by default); any number of
     players, each seat maximising its own result. Budget: ``simulations`` per move (1 to
-    10**9), or ``time`` seconds when set (then ``simulations=0`` means no count limit).
+    10**9; 1000 by default), or ``time`` seconds: with a time and no ``simulations`` the search
+    thinks for that long (a long playout on a big board stops with it too); with both, it
+    stops at whichever comes first.
     ``threads`` (1 to 256) runs that many trees (root parallelism) with the GIL released.
     The tree stops growing at a fixed memory bound (playouts go on from its leaves)."""
 
-    simulations: int = 1000
+    simulations: int | None = None
     time: float | None = None
     c: float = 0.7
     threads: int = 1
@@ -184,6 +186,8 @@ class MCTS(_Base):
     def __post_init__(self) -> None:
         super().__post_init__()
         t = check.seconds(self.time)
+        if self.simulations is None:  # the default budget: 1000, or the time alone
+            object.__setattr__(self, "simulations", 1000 if t is None else 0)
         check.simulations(self.simulations, 0 if t is not None else 1)
         check.threads(self.threads, low=1, error=InvalidPolicyError)
         check.number(self.greedy, "greedy share", 0.0, 1.0, InvalidPolicyError)
@@ -213,7 +217,7 @@ class MCTS(_Base):
     def native_spec(self) -> NativeSpec:
         return NativeSpec(
             "mcts",
-            simulations=int(self.simulations),
+            simulations=int(self.simulations or 0),
             seconds=None if self.time is None else float(self.time),
             c=float(self.c),
             threads=int(self.threads),
@@ -226,25 +230,27 @@ class AlphaBeta(_Base):
     """Iterative-deepening negamax with a transposition table (Zobrist hashing), two players.
     Evaluation (mover's view): orbs + 2 x cells, mover minus opponent, plus 5 for each
     opposing loaded cell next to a loaded cell of the mover. Budget: ``depth`` plies (1 to
-    64), or ``time`` seconds (deepest completed iteration)."""
+    64; 4 by default), or ``time`` seconds (the deepest iteration completed in time); with
+    both, it stops at whichever comes first."""
 
-    depth: int = 4
+    depth: int | None = None
     time: float | None = None
     seed: int = 0
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        t = check.seconds(self.time)
+        if self.depth is None:  # the default budget: depth 4, or the time alone
+            object.__setattr__(self, "depth", 4 if t is None else check.MAX_DEPTH)
         check.depth(self.depth)
-        check.seconds(self.time)
 
     @property
     def name(self) -> str:
         return f"alphabeta({self.time}s)" if self.time else f"alphabeta({self.depth})"
 
     def native_spec(self) -> NativeSpec:
-        depth = int(self.depth) if self.time is None else check.MAX_DEPTH
         seconds = None if self.time is None else float(self.time)
-        return NativeSpec("alphabeta", depth=depth, seconds=seconds)
+        return NativeSpec("alphabeta", depth=int(self.depth or 0), seconds=seconds)
 
 
 _NAMES = "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH]"

@@ -227,7 +227,15 @@ fn mcts_tree<B: Bits>(
         }
         // 3. Playout to the end: random moves, or greedy ones for a `greedy` share.
         let mut pos = nodes[n].pos;
+        let mut abandoned = false;
         while pos.winner().is_none() && pos.ply < root.ply + PLAYOUT_LIMIT {
+            // A playout on a big board can take long: it stops with the budget or Ctrl-C.
+            if pos.ply & 63 == 63
+                && (control.cancelled() || deadline.is_some_and(|d| Instant::now() >= d))
+            {
+                abandoned = true;
+                break;
+            }
             let legal = legal_mask(geo, cfg.rules, &pos);
             if legal.is_zero() {
                 break;
@@ -239,6 +247,10 @@ fn mcts_tree<B: Bits>(
             };
             let m = choose(geo, cfg, &pos, legal, player, &mut rng);
             play_unchecked(geo, cfg.rules, players, &mut pos, m, &mut ());
+        }
+        if abandoned {
+            done -= 1; // an unfinished playout counts for nothing
+            break;
         }
         let mut reward = [0.0f32; 8];
         match pos.winner() {

@@ -34,7 +34,7 @@ from colorwars.errors import (
     SearchLimitError,
 )
 from colorwars.game import Game
-from colorwars.players import MCTS, AlphaBeta, Greedy, NativeSpec, Random, parse_player
+from colorwars.players import MCTS, AlphaBeta, Greedy, Random, parse_player
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS
 
@@ -108,18 +108,6 @@ def body_fields(body: object, allowed: tuple[str, ...], what: str) -> Mapping[st
     return body
 
 
-@dataclass(frozen=True)
-class _TimedAlphaBeta(AlphaBeta):
-    """Alpha-beta to ``depth`` that also stops after ``limit`` seconds with the deepest
-    completed iteration (the native search takes both; ``AlphaBeta`` offers one or the
-    other)."""
-
-    limit: float = AI_SECONDS
-
-    def native_spec(self) -> NativeSpec:
-        return NativeSpec("alphabeta", depth=int(self.depth), seconds=float(self.limit))
-
-
 def ai_player(name: object, players: int, seed: int, seconds: float) -> AiPlayer:
     """An AI player from its name (``random``, ``greedy``, ``mcts[:SIMULATIONS]``,
     ``alphabeta[:DEPTH]``) within the web's limits, searching at most ``seconds``."""
@@ -133,7 +121,7 @@ def ai_player(name: object, players: int, seed: int, seconds: float) -> AiPlayer
             raise InvalidPolicyError(
                 f"invalid player {name!r}: alpha-beta plays two-player games only, not {players}"
             )
-        return _TimedAlphaBeta(depth=depth, seed=seed, limit=seconds)
+        return AlphaBeta(depth=depth, time=seconds, seed=seed)  # whichever comes first
     return Random(seed=seed) if isinstance(player, Random) else Greedy(seed=seed)
 
 
@@ -154,7 +142,7 @@ def hint_player(players: int, seed: int) -> tuple[AiPlayer, str]:
     players (it beat MCTS with 5,000 simulations in 27 of 40 games on 5x5), MCTS with 5,000
     simulations otherwise; either stops after a second."""
     if players == 2:
-        return _TimedAlphaBeta(depth=6, seed=seed, limit=HINT_SECONDS), "alphabeta:6"
+        return AlphaBeta(depth=6, time=HINT_SECONDS, seed=seed), "alphabeta:6"
     return MCTS(simulations=5000, time=HINT_SECONDS, seed=seed), "mcts:5000"
 
 
