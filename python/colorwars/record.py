@@ -56,6 +56,21 @@ class GameLike(Protocol):
     def waves(self) -> list[Wave]: ...
 
 
+class PlayedGame(GameLike, Protocol):
+    """What ``GameRecord.of`` reads of a game besides ``GameLike``."""
+
+    @property
+    def width(self) -> int: ...
+
+    @property
+    def height(self) -> int: ...
+
+    @property
+    def players(self) -> int: ...
+
+    def moves(self) -> list[int]: ...
+
+
 class GameFactory(Protocol):
     def __call__(
         self, width: int, height: int, players: int, rules: Rules, first: int
@@ -127,6 +142,25 @@ class GameRecord:
             result=values.get("result"),
             final=values.get("final"),
             note=values.get("note"),
+        )
+
+    @staticmethod
+    def of(game: PlayedGame, first: int, note: str | None = None) -> GameRecord:
+        """The record of a game played from the empty board with ``first`` moving first: its
+        size, rules, players, moves by name, result (``-`` while unfinished) and final
+        position."""
+        rules = Rules.parse(game.to_text().split()[1])
+        moves = game.moves()
+        return GameRecord(
+            width=game.width,
+            height=game.height,
+            rules=rules,
+            players=game.players,
+            first=first,
+            moves=tuple(game.cell_name(c) for c in moves),
+            result="-" if game.winner is None else PLAYER_LETTERS[game.winner],
+            final=game.to_text(),
+            note=note,
         )
 
     def to_text(self) -> str:

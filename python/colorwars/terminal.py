@@ -454,19 +454,9 @@ class TerminalGame:
 
     def record(self) -> GameRecord:
         """The game in the project's record format, with its result and final position."""
-        g, s = self.game, self.setup
-        letters = PLAYER_LETTERS[: s.players]
-        return GameRecord(
-            width=s.width,
-            height=s.height,
-            rules=s.rules,
-            players=s.players,
-            first=s.first,
-            moves=tuple(g.cell_name(c) for c in g.moves()),
-            result="-" if g.winner is None else PLAYER_LETTERS[g.winner],
-            final=g.to_text(),
-            note="seats: " + ", ".join(f"{L} {self.label(k)}" for k, L in enumerate(letters)),
-        )
+        letters = PLAYER_LETTERS[: self.setup.players]
+        seats = ", ".join(f"{L} {self.label(k)}" for k, L in enumerate(letters))
+        return GameRecord.of(self.game, self.setup.first, note=f"seats: {seats}")
 
     def save(self, name: str) -> bool:
         """Writes the record to ``name`` (or the ``--save`` file); one line either way."""

@@ -331,18 +331,7 @@ class LiveGame:
                 "this game began from a pasted position, and a record starts from the empty "
                 "board: copy the position instead",
             )
-        g = self.game
-        rec = GameRecord(
-            width=g.width,
-            height=g.height,
-            rules=g.rules,
-            players=g.players,
-            first=self.first,
-            moves=tuple(g.cell_name(c) for c in g.moves()),
-            result="-" if g.winner is None else PLAYER_LETTERS[g.winner],
-            final=g.to_text(),
-        )
-        return rec.to_text()
+        return GameRecord.of(self.game, self.first).to_text()
 
     def history(self) -> list[str]:
         """The position before the first move and after every move, for replaying."""
