@@ -311,7 +311,7 @@ ENTRIES: dict[str, Entry] = {
             ai.MCTS,
             {"simulations": 50, "time": None, "c": 0.7, "threads": 1, "seed": 0, "greedy": 1.0},
             [
-                Arg("simulations", "int", 1, None),
+                Arg("simulations", "optint", 1, None),
                 Arg("time", "optnum", 0, None, lo_open=True),
                 Arg("c", "num", 0, None),
                 Arg("threads", "int", 1, None),
@@ -324,7 +324,7 @@ ENTRIES: dict[str, Entry] = {
             "ai.AlphaBeta",
             ai.AlphaBeta,
             {"depth": 2, "time": None, "seed": 0},
-            [Arg("depth", "int", 1, None), Arg("time", "optnum", 0, None, lo_open=True), SEED],
+            [Arg("depth", "optint", 1, None), Arg("time", "optnum", 0, None, lo_open=True), SEED],
             after=_after_player,
         ),
         Entry(
