@@ -9,6 +9,7 @@ use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
+use rayon::prelude::*;
 
 use crate::ai::{choose_move, mcts_analysis, MatchSpec, Player};
 use crate::control::{watch, Control};
@@ -804,6 +805,68 @@ fn play_match<'py>(
     output_arrays(py, out?, elapsed, record)
 }
 
+/// One match of a batch, read from the attributes of `colorwars.ai.MatchJob`.
+#[derive(FromPyObject)]
+struct MatchJob {
+    seats: Vec<NativeSpec>,
+    games: usize,
+    seed: u64,
+    first_move: Option<i64>,
+}
+
+/// Plays several matches on one board as one native batch (all cores, GIL released, Ctrl-C
+/// stops it): the matches run side by side on the pool instead of one after another, each
+/// exactly as `play_match` would play it. `progress(games_done)`; returns one dict of arrays
+/// per match.
+#[pyfunction]
+#[pyo3(signature = (config, matches, max_plies=None, threads=0, progress=None, interval=0.1))]
+fn play_matches<'py>(
+    py: Python<'py>,
+    config: GameConfig,
+    matches: Vec<MatchJob>,
+    max_plies: Option<u32>,
+    threads: usize,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
+) -> PyResult<Vec<SimArrays<'py>>> {
+    let cfg = config.check()?;
+    let game = AnyGame::new(cfg);
+    let mut specs = Vec::new();
+    for job in &matches {
+        one_per_seat(job.seats.len(), &cfg)?;
+        let players = job
+            .seats
+            .iter()
+            .map(|s| s.check(&cfg))
+            .collect::<PyResult<Vec<_>>>()?;
+        if let Some(m) = job.first_move {
+            game.check(m)?;
+        }
+        let spec = MatchSpec {
+            seats: players,
+            seed: job.seed,
+            first_move: job.first_move.map(|m| m as usize),
+            max_plies,
+            record: false,
+        };
+        specs.push((spec, job.games));
+    }
+    let pool = pool(threads)?;
+    let (outs, elapsed) = watched(py, progress.as_ref(), interval, |control| {
+        pool.install(|| {
+            specs
+                .par_iter()
+                .map(|(spec, games)| {
+                    with_game!(&game, g => crate::ai::play_match(g.geo(), &cfg, spec, 0, *games, control))
+                })
+                .collect::<Vec<_>>()
+        })
+    })?;
+    outs.into_iter()
+        .map(|out| output_arrays(py, out?, elapsed, false))
+        .collect()
+}
+
 /// Solves a board exactly for two players from the empty board (GIL released, Ctrl-C stops
 /// it): (winner, plies, line, positions, seconds), or None if not proven within `max_depth`.
 #[pyfunction]
@@ -873,7 +936,7 @@ fn solve_position(
 mod _core {
     #[pymodule_export]
     use super::{
-        ai_analyse, ai_choose, play_match, simulate, solve, solve_position, NativeGame,
-        NativeVecEnv,
+        ai_analyse, ai_choose, play_match, play_matches, simulate, solve, solve_position,
+        NativeGame, NativeVecEnv,
     };
 }

@@ -276,11 +276,37 @@ def test_tournament_and_openings_report_progress() -> None:
     seen: list[tuple[int, int]] = []
     ai.tournament([ai.Random(), ai.Greedy(), ai.Random(seed=2)], 4, width=3, height=3,
                   progress=lambda d, t: seen.append((d, t)))  # fmt: skip
-    assert seen == [(k, 6) for k in range(1, 7)]
-    cells: list[int] = []
+    assert seen[-1] == (12, 12)  # games: 3 pairs x 4 games, counted as they finish
+    assert all(t == 12 for _, t in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    cells: list[tuple[int, int]] = []
     ai.opening_win_rates(ai.Random(), ai.Random(), 2, width=2, height=3,
-                         progress=lambda d, t: cells.append(d))  # fmt: skip
-    assert cells == [1, 2, 3, 4, 5, 6]
+                         progress=lambda d, t: cells.append((d, t)))  # fmt: skip
+    assert cells[-1] == (12, 12)  # 6 cells x 2 games
+
+
+def test_tournament_and_openings_batches_play_the_matches_match_would() -> None:
+    """One native batch gives game for game what playing the matches one by one gives."""
+    players = [ai.Greedy(seed=1), ai.MCTS(simulations=30, seed=2), ai.Random(seed=3)]
+    t = ai.tournament(players, 6, width=4, height=3, rules="classic", seed=11)
+    n = len(players)
+    expected = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            for k, (a, b) in enumerate(((i, j), (j, i))):
+                seed = 11 + 7919 * (i * n + j) + k
+                r = ai.match([players[a], players[b]], 3, 4, 3, "classic", seed=seed)
+                expected[a, b] += (r["winners"] == 0).sum()
+                expected[b, a] += (r["winners"] == 1).sum()
+    assert np.array_equal(t.wins, expected)
+    assert (t.games + np.eye(n) * 6 == 6).all()  # 6 games for every pair, none with oneself
+    rates, counts = ai.opening_win_rates(ai.Greedy(seed=4), ai.Random(seed=5), 5, 3, 3, seed=9)
+    for cell in range(9):
+        r = ai.match([ai.Greedy(seed=4), ai.Random(seed=5)], 5, 3, 3, seed=9 + cell,
+                     first_move=cell)  # fmt: skip
+        done = int((r["winners"] >= 0).sum())
+        assert counts.flat[cell] == done
+        assert rates.flat[cell] == float((r["winners"] == 0).sum()) / max(done, 1)
 
 
 def test_mcts_analysis_reports_every_legal_move() -> None:

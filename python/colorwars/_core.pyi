@@ -46,6 +46,7 @@ __all__ = [
     "ai_analyse",
     "ai_choose",
     "play_match",
+    "play_matches",
     "simulate",
     "solve",
     "solve_position",
@@ -164,6 +165,27 @@ def play_match(
     progress: Callable[[int], object] | None = None,
     interval: float = 0.1,
 ) -> dict[str, Any]: ...
+
+class _Match(Protocol):
+    """What the engine reads of ``colorwars.ai.MatchJob``."""
+
+    @property
+    def seats(self) -> Sequence[_Player]: ...
+    @property
+    def games(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def first_move(self) -> int | None: ...
+
+def play_matches(
+    config: _Config,
+    matches: Sequence[_Match],
+    max_plies: int | None = None,
+    threads: int = 0,
+    progress: Callable[[int], object] | None = None,
+    interval: float = 0.1,
+) -> list[dict[str, Any]]: ...
 def solve(
     config: _Config, max_depth: int = 200
 ) -> tuple[int, int, list[int], int, float] | None: ...

@@ -26,12 +26,13 @@ from colorwars.players import (
     Decision,
     Greedy,
     MoveValue,
+    NativeSpec,
     Player,
     Random,
     parse_player,
     seat_players,
 )
-from colorwars.rules import Rules, RulesLike, resolve
+from colorwars.rules import GameConfig, Rules, RulesLike, resolve
 from colorwars.statistics import elo_ratings, wilson_interval
 
 __all__ = [
@@ -96,6 +97,39 @@ def match(
     )  # fmt: skip
 
 
+@dataclass(frozen=True)
+class MatchJob:
+    """One match of a native batch (read by attribute in the engine)."""
+
+    players: list[Player]
+    games: int
+    seed: int
+    first_move: int | None = None
+
+    @property
+    def seats(self) -> list[NativeSpec]:
+        return [p.native_spec() for p in self.players]
+
+
+def _batch(
+    jobs: list[MatchJob],
+    config: GameConfig,
+    threads: int,
+    progress: Callable[[int, int], object] | None,
+) -> list[dict[str, Any]]:
+    """Plays the matches side by side on the native pool: each exactly as ``match`` would."""
+    total = sum(job.games for job in jobs)
+    check.memory(total * GAME_BYTES, f"{len(jobs)} matches of {total:,} games")
+    callback = None
+    if progress is not None:
+        report = progress
+
+        def callback(done: int) -> None:
+            report(done, total)
+
+    return _core.play_matches(config, jobs, threads=threads, progress=callback)
+
+
 @dataclass
 class TournamentResult:
     names: list[str]
@@ -122,8 +156,9 @@ def tournament(
     threads: int = 0,
     progress: Callable[[int, int], object] | None = None,
 ) -> TournamentResult:
-    """A round robin: every pair plays ``games_per_pair`` games, half with each seat first.
-    ``progress(matches_done, matches)`` is called after each match (two per pair)."""
+    """A round robin: every pair plays ``games_per_pair`` games, half with each seat first,
+    all matches in one native batch on all cores. ``progress(games_done, games)`` is called
+    about ten times a second; Ctrl-C stops it."""
     rules = resolve(rules)
     players = _players_list(players, "players")
     n = len(players)
@@ -135,25 +170,26 @@ def tournament(
     games_per_pair = check.games(games_per_pair)
     seed = check.seed(seed)
     threads = check.threads(threads)
-    wins = np.zeros((n, n))
-    games = np.zeros((n, n))
-    done, total = 0, n * (n - 1)
+    # Every match (each pair, both seats) with its own seed, all in one native batch.
+    pairs: list[tuple[int, int]] = []
+    jobs: list[MatchJob] = []
     for i in range(n):
         for j in range(i + 1, n):
             half = games_per_pair // 2
             for k, (a, b) in enumerate(((i, j), (j, i))):
                 count = half if k == 0 else games_per_pair - half
                 pair_seed = (seed + 7919 * (i * n + j) + k) % 2**64
-                r = match([players[a], players[b]], count, width, height, rules,
-                          seed=pair_seed, threads=threads)  # fmt: skip
-                winners = r["winners"]
-                wins[a, b] += float((winners == 0).sum())
-                wins[b, a] += float((winners == 1).sum())
-                games[a, b] += count
-                games[b, a] += count
-                done += 1
-                if progress is not None:
-                    progress(done, total)
+                pairs.append((a, b))
+                jobs.append(MatchJob([players[a], players[b]], count, pair_seed))
+    results = _batch(jobs, check.config(width, height, 2, rules), threads, progress)
+    wins = np.zeros((n, n))
+    games = np.zeros((n, n))
+    for (a, b), job, r in zip(pairs, jobs, results, strict=True):
+        winners = r["winners"]
+        wins[a, b] += float((winners == 0).sum())
+        wins[b, a] += float((winners == 1).sum())
+        games[a, b] += job.games
+        games[b, a] += job.games
     result = TournamentResult([p.name for p in players], wins, games, rules, (width, height))
     result.elo = elo_ratings(wins, games)
     return result
@@ -172,20 +208,23 @@ def opening_win_rates(
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """The first player's win rate for each opening cell (shape ``(height, width)``), the
     first move forced to that cell and the rest played by ``first`` and ``second``; with the
-    number of games per cell. ``progress(cells_done, cells)`` is called after each cell."""
+    number of games per cell. Every cell's games run in one native batch on all cores;
+    ``progress(games_done, games)`` is called about ten times a second."""
     rules = resolve(rules)
     width, height = check.size(width, height)
     seats = seat_players([first, second], 2)
     games_per_cell = check.games(games_per_cell)
     seed = check.seed(seed)
+    threads = check.threads(threads)
+    jobs = [
+        MatchJob(seats, games_per_cell, (seed + cell) % 2**64, first_move=cell)
+        for cell in range(width * height)
+    ]
+    results = _batch(jobs, check.config(width, height, 2, rules), threads, progress)
     rates = np.zeros(width * height)
     counts = np.zeros(width * height, dtype=np.int64)
-    for cell in range(width * height):
-        r = match(seats, games_per_cell, width, height, rules,
-                  seed=(seed + cell) % 2**64, first_move=cell, threads=threads)  # fmt: skip
+    for cell, r in enumerate(results):
         finished = r["winners"] >= 0
         counts[cell] = int(finished.sum())
         rates[cell] = float((r["winners"] == 0).sum()) / max(counts[cell], 1)
-        if progress is not None:
-            progress(cell + 1, width * height)
     return rates.reshape(height, width), counts.reshape(height, width)
