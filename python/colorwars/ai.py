@@ -33,6 +33,7 @@ from colorwars.players import (
     seat_players,
 )
 from colorwars.rules import GameConfig, Rules, RulesLike, resolve
+from colorwars.simulation import native_progress
 from colorwars.statistics import elo_ratings, wilson_interval
 
 __all__ = [
@@ -120,13 +121,7 @@ def _batch(
     """Plays the matches side by side on the native pool: each exactly as ``match`` would."""
     total = sum(job.games for job in jobs)
     check.memory(total * GAME_BYTES, f"{len(jobs)} matches of {total:,} games")
-    callback = None
-    if progress is not None:
-        report = progress
-
-        def callback(done: int) -> None:
-            report(done, total)
-
+    callback = native_progress(progress, total)
     return _core.play_matches(config, jobs, threads=threads, progress=callback)
 
 

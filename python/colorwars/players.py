@@ -104,6 +104,18 @@ def native_game(game: object) -> _core.NativeGame:
     )
 
 
+def _live(game: object) -> _core.NativeGame:
+    """The native game of ``game`` (see ``native_game``), refused with ``GameOverError`` once
+    it is won: there is no move to choose."""
+    native = native_game(game)
+    if native.winner is not None:
+        raise GameOverError(
+            f"illegal move: the game is over (player {'abcdefgh'[native.winner]} has won); "
+            "no move is allowed"
+        )
+    return native
+
+
 class _Base:
     seed: int = 0
 
@@ -121,12 +133,7 @@ class _Base:
         """The move this player makes in ``game``, with the work it did (deterministic for
         its seed and budget, except under a time budget). Raises ``GameOverError`` once the
         game is won; Ctrl-C stops a long search."""
-        native = native_game(game)
-        if native.winner is not None:
-            raise GameOverError(
-                f"illegal move: the game is over (player {'abcdefgh'[native.winner]} has won); "
-                "no move is allowed"
-            )
+        native = _live(game)
         start = time.perf_counter()
         cell, work = _core.ai_choose(native, self.native_spec(), self.seed)
         return Decision(cell, work, time.perf_counter() - start)
@@ -201,12 +208,7 @@ class MCTS(_Base):
         """Every legal move of ``game`` with the search's statistics, by cell (for analysis
         boards: shade each cell by its share or win rate). The move ``choose`` picks is the
         one with the most visits. Ctrl-C stops a long search."""
-        native = native_game(game)
-        if native.winner is not None:
-            raise GameOverError(
-                f"illegal move: the game is over (player {'abcdefgh'[native.winner]} has won); "
-                "no move is allowed"
-            )
+        native = _live(game)
         rows, _ = _core.ai_analyse(native, self.native_spec(), self.seed)
         total = max(sum(v for _, v, _ in rows), 1)
         return [

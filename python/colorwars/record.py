@@ -68,6 +68,9 @@ class PlayedGame(GameLike, Protocol):
     @property
     def players(self) -> int: ...
 
+    @property
+    def rules(self) -> Rules: ...
+
     def moves(self) -> list[int]: ...
 
 
@@ -149,12 +152,11 @@ class GameRecord:
         """The record of a game played from the empty board with ``first`` moving first: its
         size, rules, players, moves by name, result (``-`` while unfinished) and final
         position."""
-        rules = Rules.parse(game.to_text().split()[1])
         moves = game.moves()
         return GameRecord(
             width=game.width,
             height=game.height,
-            rules=rules,
+            rules=game.rules,
             players=game.players,
             first=first,
             moves=tuple(game.cell_name(c) for c in moves),

@@ -20,7 +20,7 @@ from colorwars.players import seat_players
 from colorwars.rules import Rules, RulesLike
 from colorwars.statistics import wilson_interval
 
-__all__ = ["POLICIES", "SimulationResult", "simulate", "wilson_interval"]
+__all__ = ["POLICIES", "SimulationResult", "native_progress", "simulate", "wilson_interval"]
 
 # The players the lean simulation loop runs; any other seat uses the native match loop.
 POLICIES = ("random", "greedy")
@@ -143,6 +143,18 @@ class SimulationResult:
             )
 
 
+def native_progress(progress: Progress | None, total: int) -> Callable[[int], None] | None:
+    """The native engine reports ``done``; the caller's ``progress`` takes ``(done, total)``."""
+    if progress is None:
+        return None
+    report = progress
+
+    def callback(done: int) -> None:
+        report(done, total)
+
+    return callback
+
+
 def simulate(
     games: int = 10_000,
     width: int = 5,
@@ -200,13 +212,7 @@ def simulate(
     fast = all(spec.kind in POLICIES for spec in specs)
     per_game = GAME_BYTES + (2 * (max_plies or 2 * width * height) if record else 0)
     check.memory(games * per_game, f"simulate(games={games:,})")
-    callback = None
-    if progress is not None:
-        report = progress
-
-        def callback(done: int) -> None:
-            report(done, games)
-
+    callback = native_progress(progress, games)
     start = time.perf_counter()
     if backend == "ray":
         from colorwars.distributed import run_sharded
