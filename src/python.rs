@@ -12,13 +12,14 @@ use pyo3::types::{PyDict, PyString};
 use rayon::prelude::*;
 
 use crate::ai::{choose_move, mcts_analysis, MatchSpec, Player};
+use crate::bits::Bits;
 use crate::control::{watch, Control};
 use crate::error::Error;
 use crate::game::AnyGame;
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
 use crate::rng::game_rng;
 use crate::rules::{Config, Rules};
-use crate::search::{zobrist, MoveResult, Solver};
+use crate::search::{zobrist, MoveResult, ProofTable, Proven, Prover, Solver, Symmetries};
 use crate::simulate::{parse_player, GameSummary, SimOutput, SimSpec};
 use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
 use crate::with_game;
@@ -932,11 +933,166 @@ fn solve_position(
     Ok(found?.map(|(s, each, positions)| (s.winner, s.plies, s.line, positions, seconds, each)))
 }
 
+/// The proof-number search's table, kept between calls (a long run proves a position's
+/// moves in turn, in slices of time, and saves what is proven).
+#[pyclass(module = "colorwars._core", name = "ProofTable")]
+pub struct PyProofTable {
+    inner: std::sync::Mutex<ProofTable>,
+}
+
+impl PyProofTable {
+    fn table(&self) -> std::sync::MutexGuard<'_, ProofTable> {
+        lock_table(&self.inner)
+    }
+}
+
+/// The table behind its lock. No Python runs under the lock and the search does not panic,
+/// but a poisoned lock would still hold a usable table.
+fn lock_table(m: &std::sync::Mutex<ProofTable>) -> std::sync::MutexGuard<'_, ProofTable> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Bytes of one saved proof: key (u64), work (u32), 1 if the player to move wins (u32).
+const PROOF_BYTES: usize = 16;
+
+#[pymethods]
+impl PyProofTable {
+    #[new]
+    fn new(py: Python<'_>, memory: u64) -> PyResult<Self> {
+        let table = py.detach(|| ProofTable::new(memory))?;
+        Ok(PyProofTable {
+            inner: std::sync::Mutex::new(table),
+        })
+    }
+
+    /// Nodes the table can hold.
+    #[getter]
+    fn capacity(&self) -> u64 {
+        self.table().capacity()
+    }
+
+    /// Nodes it holds.
+    #[getter]
+    fn filled(&self) -> u64 {
+        self.table().filled()
+    }
+
+    /// The sound proofs held whose search took at least `min_work` positions, packed
+    /// (16 bytes each, little-endian key u64, work u32, mover-wins u32).
+    #[pyo3(signature = (min_work=1))]
+    fn proofs<'py>(&self, py: Python<'py>, min_work: u32) -> Bound<'py, pyo3::types::PyBytes> {
+        let proofs = py.detach(|| self.table().proofs(min_work));
+        let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
+        for p in proofs {
+            out.extend_from_slice(&p.key.to_le_bytes());
+            out.extend_from_slice(&p.work.to_le_bytes());
+            out.extend_from_slice(&u32::from(p.mover_wins).to_le_bytes());
+        }
+        pyo3::types::PyBytes::new(py, &out)
+    }
+
+    /// Stores packed proofs (what `proofs` returns).
+    fn add_proofs(&self, py: Python<'_>, data: &[u8]) -> PyResult<usize> {
+        if data.len() % PROOF_BYTES != 0 {
+            return Err(Error::InvalidPosition(format!(
+                "saved proofs must be {PROOF_BYTES} bytes each; got {} bytes",
+                data.len()
+            ))
+            .into());
+        }
+        let proofs: Vec<Proven> = data
+            .chunks_exact(PROOF_BYTES)
+            .map(|b| Proven {
+                key: u64::from_le_bytes(b[0..8].try_into().unwrap_or_default()),
+                work: u32::from_le_bytes(b[8..12].try_into().unwrap_or_default()),
+                mover_wins: b[12] != 0,
+            })
+            .collect();
+        py.detach(|| self.table().add_proofs(&proofs));
+        Ok(proofs.len())
+    }
+}
+
+/// What `prove` returns: (winner or None, line, positions, seconds).
+type ProveResult = (Option<usize>, Vec<usize>, u64, f64);
+
+/// Proves who wins a two-player game from its position by proof-number search (GIL released,
+/// Ctrl-C stops it), sharing `table`; `seconds` bounds the time (None: no bound). The winner
+/// is None if nothing was proven in time.
+#[pyfunction]
+#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5))]
+fn prove(
+    py: Python<'_>,
+    game: &Bound<'_, NativeGame>,
+    table: &Bound<'_, PyProofTable>,
+    seconds: Option<f64>,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
+) -> PyResult<ProveResult> {
+    let position = game.borrow().inner.without_history();
+    let cfg = *position.cfg();
+    if cfg.players != 2 {
+        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
+    }
+    let table = table.borrow();
+    let inner = &table.inner;
+    let deadline = seconds
+        .filter(|s| s.is_finite())
+        .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+    let ((winner, line, positions), secs) = watched(py, progress.as_ref(), interval, |control| {
+        let mut t = lock_table(inner);
+        let t = &mut *t;
+        // The search recurses once per ply: give it a deep stack of its own.
+        std::thread::scope(|scope| {
+            let run = std::thread::Builder::new()
+                .stack_size(1 << 28)
+                .spawn_scoped(scope, || {
+                    with_game!(&position, g => {
+                        let sym = Symmetries::new(cfg.width, cfg.height);
+                        let mut p = Prover::new(g.geo(), &cfg, &sym, t, control, deadline);
+                        let proof = p.prove(g.pos());
+                        (proof.winner, proof.line, p.positions)
+                    })
+                });
+            match run {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                Err(_) => (None, Vec::new(), 0),
+            }
+        })
+    })?;
+    Ok((winner, line, positions, secs))
+}
+
+/// The legal moves of a position grouped by symmetry: moves whose positions are images of one
+/// another under the board's symmetries share a group (ascending cells, groups by first cell).
+#[pyfunction]
+fn symmetric_moves(game: &Bound<'_, NativeGame>) -> Vec<Vec<usize>> {
+    let position = game.borrow().inner.without_history();
+    let cfg = *position.cfg();
+    with_game!(&position, g => {
+        let sym = Symmetries::new(cfg.width, cfg.height);
+        let legal = crate::cascade::legal_mask(g.geo(), cfg.rules, g.pos());
+        let mut groups: Vec<(u64, Vec<usize>)> = Vec::new();
+        legal.for_each(|m| {
+            let mut child = *g.pos();
+            crate::cascade::play_unchecked(g.geo(), cfg.rules, cfg.players, &mut child, m, &mut ());
+            let key = sym.key(&child);
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, cells)) => cells.push(m),
+                None => groups.push((key, vec![m])),
+            }
+        });
+        groups.into_iter().map(|(_, cells)| cells).collect()
+    })
+}
+
 #[pymodule]
 mod _core {
     #[pymodule_export]
     use super::{
-        ai_analyse, ai_choose, play_match, play_matches, simulate, solve, solve_position,
-        NativeGame, NativeVecEnv,
+        ai_analyse, ai_choose, play_match, play_matches, prove, simulate, solve, solve_position,
+        symmetric_moves, NativeGame, NativeVecEnv, PyProofTable,
     };
 }

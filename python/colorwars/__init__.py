@@ -31,6 +31,7 @@ from colorwars.errors import (
     ShardError,
 )
 from colorwars.game import Game
+from colorwars.proof import Proof, prove
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS, Rules
 from colorwars.simulation import SimulationResult, simulate
@@ -56,6 +57,7 @@ __all__ = [
     "InvalidRulesError",
     "InvalidSizeError",
     "Move",
+    "Proof",
     "Rules",
     "SearchLimitError",
     "ShardError",
@@ -65,6 +67,7 @@ __all__ = [
     "Wave",
     "ai",
     "players",
+    "prove",
     "reference",
     "simulate",
     "solve",

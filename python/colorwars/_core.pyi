@@ -43,13 +43,16 @@ class _Player(Protocol):
 __all__ = [
     "NativeGame",
     "NativeVecEnv",
+    "ProofTable",
     "ai_analyse",
     "ai_choose",
     "play_match",
     "play_matches",
+    "prove",
     "simulate",
     "solve",
     "solve_position",
+    "symmetric_moves",
 ]
 
 @final
@@ -192,3 +195,22 @@ def solve(
 def solve_position(
     game: NativeGame, max_depth: int = 200, moves: bool = True
 ) -> tuple[int, int, list[int], int, float, list[tuple[int, int, int]]] | None: ...
+
+@final
+class ProofTable:
+    def __new__(cls, memory: int) -> ProofTable: ...
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def filled(self) -> int: ...
+    def proofs(self, min_work: int = 1) -> bytes: ...
+    def add_proofs(self, data: bytes) -> int: ...
+
+def prove(
+    game: NativeGame,
+    table: ProofTable,
+    seconds: float | None = None,
+    progress: Callable[[int], object] | None = None,
+    interval: float = 0.5,
+) -> tuple[int | None, list[int], int, float]: ...
+def symmetric_moves(game: NativeGame) -> list[list[int]]: ...

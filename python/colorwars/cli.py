@@ -6,6 +6,7 @@ import argparse
 import os
 import re
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -263,6 +264,9 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
     from colorwars.solver import cache_path, solve
 
     width, height = args.size
+    long_run = (args.time, args.memory, args.checkpoint) != (None, None, None)
+    if args.method == "pn" or long_run or args.backend != "native":
+        return _prove(args, console)
     solution = solve(
         width, height, rules=args.rules, max_depth=args.max_depth, cache=not args.no_cache
     )
@@ -270,6 +274,39 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
     if not args.no_cache:
         console.print(Text(f"(kept in {cache_path()})", style="dim"))
     return 0
+
+
+def _prove(args: argparse.Namespace, console: Console) -> int:
+    """``colorwars solve`` by proof-number search: progress on the terminal, the proven
+    winner after each group of symmetric first moves, a checkpoint kept if asked."""
+    from colorwars.proof import prove
+
+    width, height = args.size
+    start = time.perf_counter()
+    with console.status("proving ...") as status:
+
+        def progress(message: str, positions: int) -> None:
+            secs = time.perf_counter() - start
+            status.update(
+                Text(f"proving {message}: {positions:,} positions, {secs:,.0f} s", style="dim")
+            )
+
+        proof = prove(
+            width,
+            height,
+            args.rules,
+            time=args.time,
+            memory=args.memory,
+            checkpoint=args.checkpoint,
+            split=not args.no_split,
+            backend=args.backend,
+            address=args.address,
+            progress=progress,
+        )
+    console.print(Text(str(proof)), soft_wrap=True)
+    if args.checkpoint is not None:
+        console.print(Text(f"(proofs kept in {args.checkpoint})", style="dim"))
+    return 0 if proof.winner is not None or proof.complete else 3
 
 
 def _players(text: str) -> list[Any]:
@@ -485,14 +522,38 @@ def build_parser() -> argparse.ArgumentParser:
 
     solve = sub.add_parser(
         "solve",
-        help="solve a small board exactly (two players, from the empty board)",
-        description="The winner with perfect play, the game's length (the winner as fast as "
-        "it can, the loser holding out) and a principal variation. Results are cached.",
+        help="solve a board exactly (two players, from the empty board)",
+        description="By default (alpha-beta) the winner with perfect play, the game's length "
+        "(the winner as fast as it can, the loser holding out) and a principal variation; "
+        "results are cached. With --method pn or any long-run option, proof-number search "
+        "proves the winner after each group of symmetric first moves (not the length), "
+        "with progress on the terminal; exit status 3 if nothing was proven in time.",
     )
     solve.add_argument("size", type=_size, help="WIDTHxHEIGHT, e.g. 3x3")
     solve.add_argument("--rules", default="classic", help="colorwars, classic or OPENING+BURST")
     solve.add_argument("--max-depth", type=int, default=200, help="give up beyond (200 plies)")
     solve.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    solve.add_argument(
+        "--method",
+        choices=("alphabeta", "pn"),
+        default="alphabeta",
+        help="alphabeta (exact length) or pn (proof-number search: the winner)",
+    )
+    solve.add_argument("--time", type=float, help="pn: stop after this many seconds")
+    solve.add_argument("--memory", help="pn: the proof table's size, e.g. 8G (default 4G)")
+    solve.add_argument(
+        "--checkpoint", help="pn: keep proofs and results in FILE; a run resumes from it"
+    )
+    solve.add_argument(
+        "--backend",
+        choices=("native", "ray"),
+        default="native",
+        help="pn: prove the first-move groups here or as Ray tasks",
+    )
+    solve.add_argument("--address", help="with --backend ray: the cluster (default: start one)")
+    solve.add_argument(
+        "--no-split", action="store_true", help="pn: prove the position, not each first move"
+    )
     solve.set_defaults(run=cmd_solve)
 
     common = argparse.ArgumentParser(add_help=False)

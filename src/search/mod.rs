@@ -7,11 +7,13 @@
 //! "unknown" (the solver).
 
 mod alphabeta;
+mod pns;
 mod solver;
 mod table;
 mod zobrist;
 
 pub use alphabeta::{alphabeta_move, evaluate, Searcher};
+pub use pns::{Proof, ProofTable, Proven, Prover, Symmetries};
 pub use solver::{solve, MoveResult, Solution, Solver};
 pub use zobrist::zobrist;
 

@@ -90,9 +90,20 @@ impl<'a, B: Bits> Solver<'a, B> {
             }
             depth = (depth + 2).min(max_depth);
         };
-        // Follow moves that keep the proven score to write the principal variation. The
-        // table may prove a result at a shallower depth than its length (entries from earlier
-        // searches), so the line is searched at least as deep as the result is long.
+        // The table may prove a result at a shallower depth than its length (entries from
+        // earlier, deeper searches): a shorter win could then lie between the two depths.
+        // Searching as deep as the result is long makes the length exact.
+        let mut score = score;
+        while WIN - score.abs() > depth {
+            depth = WIN - score.abs();
+            let (_, again) = s.root(pos, depth);
+            if s.stopped {
+                return None;
+            }
+            score = again;
+        }
+        // Follow moves that keep the proven score to write the principal variation, searched
+        // at least as deep as the result is long.
         let plies = (WIN - score.abs()) as u32;
         let mut line = Vec::new();
         let mut cur = *pos;

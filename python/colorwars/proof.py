@@ -1,0 +1,375 @@
+"""``colorwars.prove``: who wins, by proof-number search, for boards past brute force.
+
+The native df-pn search (``src/search/pns.rs``) proves which player wins a two-player position,
+with a memory-bounded table that keeps proofs, symmetry reduction (8 symmetries on square
+boards, 4 on rectangles) and immediate-win detection. It proves the winner, not the length of
+the game: ``colorwars.solve`` (alpha-beta) gives the exact length where that is feasible.
+
+A long run proves the root's moves one group of symmetric moves at a time, in slices of time
+that double each round, so every move makes progress; it saves what is proven to a checkpoint
+file and resumes from it, and can run the groups as Ray tasks (``backend="ray"``) whose proofs
+are merged into the checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time as _time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from colorwars import _core
+from colorwars import _validate as check
+from colorwars._common import PLAYER_LETTERS, column_name
+from colorwars.errors import ConfigError, InvalidPolicyError
+from colorwars.rules import Rules, RulesLike, resolve
+
+__all__ = ["DEFAULT_MEMORY", "Proof", "prove"]
+
+#: The proof table's memory unless told otherwise: by board size (a small board fills little
+#: of a large table), at most 4 GiB and at most a quarter of what the process may use.
+DEFAULT_MEMORY = 4 << 30
+
+
+def default_memory(cells: int) -> int:
+    """The default table size for a board of ``cells`` cells."""
+    size = (
+        16 << 20
+        if cells <= 9
+        else 256 << 20
+        if cells <= 12
+        else 1 << 30
+        if cells <= 16
+        else DEFAULT_MEMORY
+    )
+    return min(size, check.memory_limit() // 4)
+
+
+MAGIC = b"colorwars-proofs 1\n"
+#: Proofs whose search took fewer positions are not saved (they are quickly found again).
+SAVE_MIN_WORK = 8
+FIRST_SLICE = 5.0
+
+
+@dataclass
+class Proof:
+    """What proof-number search proved about a position (``position``, its notation).
+
+    ``winner`` is the player proven to win (None: not proven within the time); ``line`` a line
+    the winner wins by (the winner's proven moves and the loser's most stubborn-looking
+    replies; its length is not the game's length under perfect play). With ``split``,
+    ``groups`` lists the legal moves in groups of symmetric moves and ``moves`` maps each
+    group's first cell to the proven winner after it (None if not proven). ``complete`` is
+    True when every group (or, unsplit, the position) is proven."""
+
+    width: int
+    height: int
+    rules: str
+    position: str
+    winner: int | None
+    line: list[int]
+    positions: int
+    seconds: float
+    groups: list[list[int]] = field(default_factory=list)
+    moves: dict[int, int | None] = field(default_factory=dict)
+    complete: bool = False
+    method: str = "proof-number"
+
+    def name(self, cell: int) -> str:
+        return f"{column_name(cell % self.width)}{cell // self.width + 1}"
+
+    def __str__(self) -> str:
+        head = f"{self.width}x{self.height} {self.rules}"
+        if self.winner is None:
+            result = "not proven"
+        else:
+            result = f"player {PLAYER_LETTERS[self.winner]} wins"
+        text = f"{head}: {result} ({self.positions:,} positions, {self.seconds:.1f} s)"
+        if self.moves:
+            each = ", ".join(
+                f"{'/'.join(self.name(c) for c in group)}: "
+                + ("?" if self.moves[group[0]] is None else PLAYER_LETTERS[self.moves[group[0]]])  # type: ignore[index]
+                for group in self.groups
+            )
+            text += f"; after each first move, the winner: {each}"
+        if self.line:
+            text += f"; line {' '.join(self.name(c) for c in self.line)}"
+        return text
+
+
+def _parse_memory(value: object) -> int:
+    """Bytes from an int or a text such as ``"8G"``, ``"512M"``."""
+    allowed = "expected bytes as a whole number or a size such as 512M or 8G (at least 1M)"
+    if isinstance(value, str):
+        text = value.strip().upper().removesuffix("B").removesuffix("I")
+        scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}.get(text[-1:], 1)
+        number = text[:-1] if scale > 1 else text
+        try:
+            size = float(number)
+        except ValueError:
+            check.fail(ConfigError, "memory", value, allowed)
+        if not (size == size and 0 < size < 1e15):
+            check.fail(ConfigError, "memory", value, allowed)
+        nbytes = int(size * scale)
+    else:
+        nbytes = check.whole(value, "memory", 1 << 20, 1 << 50)
+    if nbytes < 1 << 20:
+        check.fail(ConfigError, "memory", value, allowed)
+    check.memory(nbytes, "the proof table")
+    return nbytes
+
+
+def _start(target: Any, height: int | None, rules: RulesLike) -> Any:
+    """The native game to prove: a game's position, or a board's empty start."""
+    from colorwars.players import native_game
+
+    if isinstance(target, tuple):
+        target, height = target
+    if height is not None or isinstance(target, int):
+        r = resolve(rules)
+        w, h = check.size(target, height)
+        return _core.NativeGame(check.config(w, h, 2, r))
+    game = native_game(target)
+    if game.players != 2:
+        raise InvalidPolicyError(
+            f"invalid game: the solver plays two-player games, this one has {game.players}"
+        )
+    return game
+
+
+def _load(path: Path, position: str, table: Any) -> dict[str, Any]:
+    """A checkpoint's record, its proofs added to ``table``; an empty record if there is no
+    file. A file for another position or not a checkpoint is refused."""
+    try:
+        with path.open("rb") as f:
+            if f.read(len(MAGIC)) != MAGIC:
+                raise ConfigError(f"invalid checkpoint {path}: not a colorwars proof checkpoint")
+            header = json.loads(f.readline().decode("utf-8"))
+            data = f.read()
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        raise ConfigError(f"invalid checkpoint {path}: {e}") from None
+    if not isinstance(header, dict) or header.get("position") != position:
+        found = header.get("position") if isinstance(header, dict) else None
+        raise ConfigError(
+            f"invalid checkpoint {path}: it is for the position {found!r}, not {position!r}"
+        )
+    try:
+        table.add_proofs(data)
+    except ValueError as e:
+        raise ConfigError(f"invalid checkpoint {path}: {e}") from None
+    return header
+
+
+def _save(path: Path, record: dict[str, Any], proofs: bytes) -> None:
+    """Writes the checkpoint atomically (a crash mid-write leaves the old one)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as f:
+        f.write(MAGIC)
+        f.write(json.dumps(record, sort_keys=True).encode("utf-8") + b"\n")
+        f.write(proofs)
+        f.flush()
+        os.fsync(f.fileno())
+    tmp.replace(path)
+
+
+def _prove_group(
+    text: str, cell: int, seconds: float | None, memory: int, proofs: bytes
+) -> tuple[int, int | None, list[int], int, float, bytes]:
+    """One group, in a Ray task: its own table with the shared proofs, the move's position
+    proven, and the proofs found to merge back."""
+    table = _core.ProofTable(memory)
+    table.add_proofs(proofs)
+    game = _core.NativeGame.from_text(text)
+    game.play(cell)
+    winner, line, positions, secs = _core.prove(game, table, seconds)
+    return cell, winner, line, positions, secs, table.proofs(SAVE_MIN_WORK)
+
+
+def prove(
+    target: Any,
+    height: int | None = None,
+    rules: RulesLike = "classic",
+    *,
+    time: float | None = None,
+    memory: int | str | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    split: bool = True,
+    backend: str = "native",
+    address: str | None = None,
+    progress: Callable[[str, int], object] | None = None,
+) -> Proof:
+    """Proves who wins by proof-number search: ``prove(game)`` from a game's position or
+    ``prove(width, height, rules=...)`` from the empty board.
+
+    ``time`` bounds the seconds (None: until proven); ``memory`` the proof table's bytes (an
+    int or a size such as ``"8G"``; the table replaces old estimates when full, never
+    aborts). With ``split`` (the default) each group of symmetric moves is proven in turn
+    and reported in ``.moves``; ``checkpoint`` names a file that keeps the proven part and the
+    results between runs (a run resumes from it). ``backend="ray"`` proves the groups as Ray
+    tasks (one per group, each with ``memory``), on the cluster at ``address`` or a local one.
+    ``progress(message, positions)`` is called about twice a second. Ctrl-C stops the search;
+    what was proven is saved first.
+
+    >>> p = prove(3, 3, rules="colorwars")
+    >>> p.winner, p.complete, sorted(p.moves.values())
+    (1, True, [1, 1, 1])
+    """
+    game = _start(target, height, rules)
+    position = game.to_text()
+    r = Rules(game.opening, game.burst)
+    seconds = None if time is None else check.number(time, "time", 0.0, 1e9)
+    nbytes = (
+        _parse_memory(memory) if memory is not None else default_memory(game.width * game.height)
+    )
+    split = check.flag(split, "split")
+    backend = check.choice(backend, "backend", ("native", "ray"))
+    path = None if checkpoint is None else Path(os.fspath(checkpoint))
+    table = _core.ProofTable(nbytes)
+    record = _load(path, position, table) if path is not None else {}
+    results: dict[str, Any] = dict(record.get("moves", {}))
+    lines: dict[str, list[int]] = dict(record.get("lines", {}))
+    total_positions = int(record.get("positions", 0))
+    spent = float(record.get("seconds", 0.0))
+    start = _time.perf_counter()
+    deadline = None if seconds is None else start + seconds
+    groups: list[list[int]] = _core.symmetric_moves(game) if split and game.winner is None else []
+
+    def left() -> float | None:
+        return None if deadline is None else max(0.0, deadline - _time.perf_counter())
+
+    def save() -> None:
+        if path is None:
+            return
+        data = {
+            "position": position,
+            "width": game.width,
+            "height": game.height,
+            "rules": r.name,
+            "moves": results,
+            "lines": lines,
+            "positions": total_positions,
+            "seconds": spent + _time.perf_counter() - start,
+        }
+        _save(path, data, table.proofs(SAVE_MIN_WORK))
+
+    def report(message: str) -> Callable[[int], None] | None:
+        if progress is None:
+            return None
+        base = total_positions
+
+        def tick(done: int) -> None:
+            progress(message, base + done)
+
+        return tick
+
+    try:
+        if not groups:
+            winner, line, positions, _ = _core.prove(game, table, left(), report(position), 0.5)
+            total_positions += positions
+            root_winner, root_line = winner, line
+        else:
+            if backend == "ray":
+                total_positions += _prove_on_ray(
+                    game, groups, results, lines, table, left(), nbytes, address, progress
+                )
+            else:
+                slice_ = FIRST_SLICE
+                while True:
+                    open_groups = [g for g in groups if results.get(str(g[0])) is None]
+                    if not open_groups or (deadline is not None and left() == 0):
+                        break
+                    for group in open_groups:
+                        budget = slice_ if deadline is None else min(slice_, left() or 0.0)
+                        if budget <= 0:
+                            break
+                        child = game.copy()
+                        child.play(group[0])
+                        name = f"{position} then {_cell_name(game.width, group[0])}"
+                        winner, line, positions, _ = _core.prove(
+                            child, table, budget, report(name), 0.5
+                        )
+                        total_positions += positions
+                        if winner is not None:
+                            results[str(group[0])] = winner
+                            lines[str(group[0])] = line
+                        save()
+                    slice_ *= 2
+            mover = _mover(position)
+            decided = {int(c): w for c, w in results.items() if w is not None}
+            wins = [c for c, w in decided.items() if w == mover]
+            reps = {g[0] for g in groups}
+            if wins:
+                root_winner = mover
+                best = min(wins)
+                root_line = [best, *lines.get(str(best), [])]
+            elif reps and all(decided.get(c) == 1 - mover for c in reps):
+                root_winner = 1 - mover
+                hardest = max(reps, key=lambda c: len(lines.get(str(c), [])))
+                root_line = [hardest, *lines.get(str(hardest), [])]
+            else:
+                root_winner, root_line = None, []
+    finally:
+        save()
+    moves = {g[0]: results.get(str(g[0])) for g in groups}
+    complete = all(w is not None for w in moves.values()) if groups else root_winner is not None
+    return Proof(
+        game.width,
+        game.height,
+        r.name,
+        position,
+        root_winner,
+        root_line,
+        total_positions,
+        spent + _time.perf_counter() - start,
+        groups,
+        moves,
+        complete,
+    )
+
+
+def _prove_on_ray(
+    game: Any,
+    groups: list[list[int]],
+    results: dict[str, Any],
+    lines: dict[str, list[int]],
+    table: Any,
+    seconds: float | None,
+    memory: int,
+    address: str | None,
+    progress: Callable[[str, int], object] | None,
+) -> int:
+    """The open groups as Ray tasks; their results and proofs merged. Returns positions."""
+    from colorwars.distributed import _cluster
+
+    open_groups = [g for g in groups if results.get(str(g[0])) is None]
+    if not open_groups:
+        return 0
+    total = 0
+    with _cluster(address) as ray:
+        shared = ray.put(table.proofs(SAVE_MIN_WORK))
+        task = ray.remote(_prove_group).options(num_cpus=1, max_retries=1)
+        pending = [task.remote(game.to_text(), g[0], seconds, memory, shared) for g in open_groups]
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            cell, winner, line, positions, _, proofs = ray.get(ready[0])
+            table.add_proofs(proofs)
+            total += positions
+            if winner is not None:
+                results[str(cell)] = winner
+                lines[str(cell)] = line
+            if progress is not None:
+                progress(f"group {_cell_name(game.width, cell)} done on Ray", total)
+    return total
+
+
+def _cell_name(width: int, cell: int) -> str:
+    return f"{column_name(cell % width)}{cell // width + 1}"
+
+
+def _mover(position: str) -> int:
+    return PLAYER_LETTERS.index(position.split()[4])

@@ -1,0 +1,803 @@
+//! Proof-number search: depth-first proof-number search (df-pn, Nagai 2002) with the 1 + ε
+//! threshold trick (Pawlewicz and Lew 2007), a memory-bounded transposition table that prefers
+//! to keep proofs, symmetry reduction and immediate-win detection. It proves who wins a
+//! two-player position; the exact length is the alpha-beta solver's job.
+//!
+//! Numbers are from the point of view of the player to move (negamax form): `pn` is the effort
+//! still needed to prove that the mover wins, `dn` the effort to prove that the mover loses.
+//! A node's `pn` is the least `dn` of its children, its `dn` the sum of their `pn`s.
+//!
+//! Cycles. Under `subtract` every move adds orbs and bursts keep them, so no position repeats
+//! and the game graph has no cycles. Under `empty` bursts can lose orbs, positions can repeat
+//! and a game can in principle go on forever (the rules have no draws and no move limit). The
+//! search then proves one player's win at a time (the *prover*): a position that repeats one on
+//! the current path, or lies deeper than `MAX_PLY`, counts as "the prover does not win". A
+//! proof of the prover's win is therefore a finite strategy that wins whatever the opponent
+//! does, however the table was filled; a "does not win" is only trusted once the opponent's win
+//! has been proven by a second search (see `Prover::prove`).
+
+use std::time::Instant;
+
+use crate::bits::Bits;
+use crate::board::{Geometry, Position};
+use crate::cascade::{legal_mask, play_unchecked};
+use crate::control::Control;
+use crate::error::{Error, Result};
+use crate::rng::mix;
+use crate::rules::{Burst, Config};
+
+/// Proof or disproof number of a proven node: it cannot be proven the other way.
+pub const INF: u32 = u32::MAX;
+/// Sums of proof numbers stop here, below `INF`, so that a large sum never reads as a proof.
+const FINITE: u32 = u32::MAX - 1;
+/// A path longer than this counts as "the prover does not win" (games under `subtract` are
+/// far shorter: they last at most the board's capacity plus one plies).
+const MAX_PLY: usize = 20_000;
+
+/// The cell permutations of a board's symmetries (8 on a square board, 4 on a rectangle) and
+/// Zobrist keys indexed so that one pass over the occupied cells hashes every symmetric image.
+pub struct Symmetries {
+    count: usize,
+    /// `images[c][t]`: where symmetry `t` sends cell `c`.
+    images: Vec<[u16; 8]>,
+    /// `keys[(c * 2 + owner) * 8 + count][t]`: the key of (owner, count) on the image of `c`.
+    keys: Vec<[u64; 8]>,
+}
+
+impl Symmetries {
+    pub fn new(width: usize, height: usize) -> Self {
+        let (w, h) = (width, height);
+        // The identity, the two reflections and the half turn; on a square board also the
+        // transposition, the two quarter turns and the anti-transposition.
+        let count = if w == h { 8 } else { 4 };
+        let map = |t: usize, x: usize, y: usize| match t {
+            0 => (x, y),
+            1 => (w - 1 - x, y),
+            2 => (x, h - 1 - y),
+            3 => (w - 1 - x, h - 1 - y),
+            4 => (y, x),
+            5 => (w - 1 - y, x),
+            6 => (y, h - 1 - x),
+            _ => (w - 1 - y, h - 1 - x),
+        };
+        let cells = w * h;
+        let images: Vec<[u16; 8]> = (0..cells)
+            .map(|c| {
+                let mut img = [0u16; 8];
+                for (t, cell) in img.iter_mut().enumerate().take(count) {
+                    let (x, y) = map(t, c % w, c / w);
+                    *cell = (y * w + x) as u16;
+                }
+                img
+            })
+            .collect();
+        let key =
+            |cell: usize, feature: usize| mix(0x5e_0000_0000 | (cell as u64) << 8 | feature as u64);
+        let keys = (0..cells * 16)
+            .map(|i| {
+                let (c, feature) = (i / 16, i % 16);
+                let mut row = [0u64; 8];
+                for (t, k) in row.iter_mut().enumerate().take(count) {
+                    *k = key(usize::from(images[c][t]), feature);
+                }
+                row
+            })
+            .collect();
+        Symmetries {
+            count,
+            images,
+            keys,
+        }
+    }
+
+    /// How many symmetries the board has (the identity included).
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Where symmetry `t` sends `cell`.
+    pub fn image(&self, cell: usize, t: usize) -> usize {
+        usize::from(self.images[cell][t])
+    }
+
+    /// One key for a position and all its symmetric images (the least of their hashes): the
+    /// cells' owners and counts, the player to move, who has moved and who is out.
+    pub fn key<B: Bits>(&self, pos: &Position<B>) -> u64 {
+        let mut h = [0u64; 8];
+        for p in 0..2 {
+            pos.own[p].for_each(|c| {
+                let row = &self.keys[(c * 2 + p) * 8 + usize::from(pos.count(c))];
+                for t in 0..8 {
+                    h[t] ^= row[t];
+                }
+            });
+        }
+        let least = h[..self.count].iter().copied().min().unwrap_or(0);
+        least
+            ^ mix(0x51de_0000 | u64::from(pos.to_move))
+            ^ mix(0xf1a9_0000_0000 | u64::from(pos.moved) << 8 | u64::from(pos.out))
+    }
+}
+
+/// One stored node: its key, proof and disproof numbers, the positions its last search took
+/// (what replacement keeps), and whether a proof is sound on any path (see the module notes).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+struct Slot {
+    key: u64,
+    pn: u32,
+    dn: u32,
+    work: u32,
+    sound: u32,
+}
+
+const WAYS: usize = 4;
+
+/// A proven node, as saved in a checkpoint: its key, the work its proof took and whether the
+/// player to move wins there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Proven {
+    pub key: u64,
+    pub work: u32,
+    pub mover_wins: bool,
+}
+
+/// The proof table: a fixed number of 4-way buckets in the memory given, allocated up front.
+/// When a bucket is full the new node replaces the unproven node with the least work, and a
+/// proof only when every node of the bucket is proven; proofs are kept over estimates.
+pub struct ProofTable {
+    buckets: Vec<[Slot; WAYS]>,
+    filled: u64,
+    /// Per prover: a search with that prover has counted a repetition (or the depth limit)
+    /// as "the prover does not win". Until then its disproofs are sound too.
+    tainted: [bool; 2],
+}
+
+impl ProofTable {
+    /// Bytes one entry takes.
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
+
+    /// A table in about `bytes` of memory (at least one bucket), or `Error::OutOfMemory`.
+    pub fn new(bytes: u64) -> Result<Self> {
+        let n = (bytes / (Self::ENTRY_BYTES * WAYS) as u64).max(1);
+        let oom = || Error::OutOfMemory(format!("a proof table of {bytes} bytes"));
+        let n = usize::try_from(n).map_err(|_| oom())?;
+        let layout = std::alloc::Layout::array::<[Slot; WAYS]>(n).map_err(|_| oom())?;
+        // SAFETY: the layout has a non-zero size (n >= 1, Slot is not zero-sized); the pointer
+        // is checked for null; an all-zero Slot is valid (plain integers; work 0 marks an empty
+        // slot); the Vec owns exactly n initialised buckets from the global allocator with
+        // this layout.
+        let buckets = unsafe {
+            let ptr = std::alloc::alloc_zeroed(layout).cast::<[Slot; WAYS]>();
+            if ptr.is_null() {
+                return Err(oom());
+            }
+            Vec::from_raw_parts(ptr, n, n)
+        };
+        // Large tables get huge pages (a small one would spread over too many of them).
+        if bytes >= 1 << 30 {
+            huge_pages(&buckets);
+        }
+        Ok(ProofTable {
+            buckets,
+            filled: 0,
+            tainted: [false; 2],
+        })
+    }
+
+    /// How many nodes the table can hold.
+    pub fn capacity(&self) -> u64 {
+        (self.buckets.len() * WAYS) as u64
+    }
+
+    /// How many nodes it holds.
+    pub fn filled(&self) -> u64 {
+        self.filled
+    }
+
+    fn bucket(&self, key: u64) -> usize {
+        ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    /// Asks the processor to bring `key`'s bucket into the cache (a hint; nothing on other
+    /// architectures).
+    fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let p = self.buckets.as_ptr().wrapping_add(self.bucket(key));
+            // SAFETY: prefetching is a hint that never faults, whatever the address; this one
+            // is inside the table anyway.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch(p.cast::<i8>(), core::arch::x86_64::_MM_HINT_T0);
+                core::arch::x86_64::_mm_prefetch(
+                    p.cast::<i8>().wrapping_add(64),
+                    core::arch::x86_64::_MM_HINT_T0,
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    fn get(&self, key: u64) -> Option<Slot> {
+        self.buckets[self.bucket(key)]
+            .iter()
+            .find(|s| s.key == key && s.work > 0)
+            .copied()
+    }
+
+    fn put(&mut self, slot: Slot) {
+        let b = self.bucket(slot.key);
+        let bucket = &mut self.buckets[b];
+        if let Some(s) = bucket.iter_mut().find(|s| s.key == slot.key && s.work > 0) {
+            // A proof stays a proof (a later search of the node can only confirm it); work adds
+            // up over the node's searches.
+            if !proven(s) || proven(&slot) {
+                let work = s.work.saturating_add(slot.work);
+                *s = Slot { work, ..slot };
+            }
+            return;
+        }
+        let victim = bucket
+            .iter_mut()
+            .min_by_key(|s| (s.work > 0, proven(s), s.work))
+            .expect("a bucket has slots");
+        if victim.work == 0 {
+            self.filled += 1;
+        } else if proven(victim) && !proven(&slot) {
+            return; // never drop a proof for an estimate
+        }
+        *victim = slot;
+    }
+
+    /// The sound proofs held, the ones with at least `min_work` positions of work first.
+    pub fn proofs(&self, min_work: u32) -> Vec<Proven> {
+        self.buckets
+            .iter()
+            .flatten()
+            .filter(|s| s.work >= min_work.max(1) && proven(s) && s.sound != 0)
+            .map(|s| Proven {
+                key: s.key,
+                work: s.work,
+                mover_wins: s.pn == 0,
+            })
+            .collect()
+    }
+
+    /// Stores proofs (from a checkpoint or another process); they count as sound.
+    pub fn add_proofs(&mut self, proofs: &[Proven]) {
+        for p in proofs {
+            let (pn, dn) = if p.mover_wins { (0, INF) } else { (INF, 0) };
+            self.put(Slot {
+                key: p.key,
+                pn,
+                dn,
+                work: p.work.max(1),
+                sound: 1,
+            });
+        }
+    }
+}
+
+/// Asks Linux to back the table with transparent huge pages (a hint: nothing happens if the
+/// system refuses or has them off).
+fn huge_pages<T>(v: &[T]) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let start = v.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(v);
+        let first = start.div_ceil(PAGE) * PAGE;
+        if end > first + PAGE {
+            // SAFETY: madvise only advises the kernel about pages of this process's own
+            // allocation (whole pages inside `v`); it does not change their contents.
+            unsafe {
+                libc::madvise(
+                    first as *mut libc::c_void,
+                    (end - first) / PAGE * PAGE,
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
+}
+
+fn proven(s: &Slot) -> bool {
+    s.work > 0 && (s.pn == 0 || s.dn == 0)
+}
+
+/// A child of an expanded node: its position, key, move and current numbers.
+struct Child<B> {
+    pos: Position<B>,
+    key: u64,
+    pn: u32,
+    dn: u32,
+}
+
+/// What `Prover::prove` found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Proof {
+    /// The player proven to win, or None (stopped, or no proof either way).
+    pub winner: Option<usize>,
+    /// A line in which the winner wins: the winner's proven moves, the loser's most stubborn
+    /// replies (empty unless proven).
+    pub line: Vec<usize>,
+}
+
+/// The proof-number searcher. It borrows a table, so many positions (a position's moves, the
+/// calls of a long run) share what was proven.
+pub struct Prover<'a, B> {
+    geo: &'a Geometry<B>,
+    cfg: &'a Config,
+    sym: &'a Symmetries,
+    table: &'a mut ProofTable,
+    control: &'a Control,
+    deadline: Option<Instant>,
+    /// Positions expanded so far.
+    pub positions: u64,
+    /// Set when the deadline passed or the control was cancelled.
+    pub stopped: bool,
+    /// Positions can repeat (burst `empty`): search one prover at a time.
+    cycles: bool,
+    prover: usize,
+    path: Vec<u64>,
+}
+
+impl<'a, B: Bits> Prover<'a, B> {
+    pub fn new(
+        geo: &'a Geometry<B>,
+        cfg: &'a Config,
+        sym: &'a Symmetries,
+        table: &'a mut ProofTable,
+        control: &'a Control,
+        deadline: Option<Instant>,
+    ) -> Self {
+        Prover {
+            geo,
+            cfg,
+            sym,
+            table,
+            control,
+            deadline,
+            positions: 0,
+            stopped: false,
+            cycles: cfg.rules.burst == Burst::Empty,
+            prover: 0,
+            path: Vec::new(),
+        }
+    }
+
+    /// The table key of `pos` in the current search: the symmetric key, and under `empty`
+    /// the prover (the two searches keep their own, path-dependent "does not win" apart).
+    fn key(&self, pos: &Position<B>) -> u64 {
+        let k = self.sym.key(pos);
+        if self.cycles {
+            k ^ mix(0x9a0e_0000 | self.prover as u64)
+        } else {
+            k
+        }
+    }
+
+    fn child(&self, pos: &Position<B>, m: usize) -> Position<B> {
+        let mut child = *pos;
+        play_unchecked(self.geo, self.cfg.rules, 2, &mut child, m, &mut ());
+        child
+    }
+
+    /// Proves who wins `pos` (two players): first that its mover wins; if that is disproven
+    /// and positions can repeat, that the opponent wins (a disproof may rest on a repetition).
+    pub fn prove(&mut self, pos: &Position<B>) -> Proof {
+        if let Some(w) = pos.winner() {
+            return Proof {
+                winner: Some(w),
+                line: Vec::new(),
+            };
+        }
+        let mover = pos.to_move as usize;
+        let mut winner = None;
+        for prover in [mover, 1 - mover] {
+            self.prover = prover;
+            let (pn, dn) = self.search_root(pos);
+            if self.stopped {
+                break;
+            }
+            if pn == 0 {
+                winner = Some(mover);
+                break;
+            }
+            // A disproof of the prover's win is the opponent's win unless it may rest on a
+            // repetition; then the opponent's win is proven by a search of its own.
+            let trusted = !self.cycles || prover != mover || !self.table.tainted[prover];
+            if dn == 0 && trusted {
+                winner = Some(1 - mover);
+                break;
+            }
+            if !self.cycles {
+                break;
+            }
+        }
+        // The line is read from the proofs of the search that found the winner.
+        let line = match winner {
+            Some(w) => self.line(pos, w),
+            None => Vec::new(),
+        };
+        Proof {
+            winner: if self.stopped { None } else { winner },
+            line,
+        }
+    }
+
+    fn search_root(&mut self, pos: &Position<B>) -> (u32, u32) {
+        let key = self.key(pos);
+        if let Some(s) = self.table.get(key).filter(proven) {
+            return (s.pn, s.dn);
+        }
+        self.path.clear();
+        self.mid(pos, key, INF, INF)
+    }
+
+    /// The current numbers of a child: a repetition or the depth limit counts as the
+    /// prover not winning; otherwise the table's, or 1 to prove and the child's number of
+    /// moves to disprove (every move must be refuted) if it has not been searched.
+    fn look(&mut self, pos: Position<B>, key: u64) -> Child<B> {
+        let mover_is_prover = pos.to_move as usize == self.prover;
+        let fixed = self.path.len() >= MAX_PLY || (self.cycles && self.path.contains(&key));
+        if fixed {
+            self.table.tainted[self.prover] = true;
+        }
+        let (pn, dn) = if fixed {
+            if mover_is_prover {
+                (INF, 0)
+            } else {
+                (0, INF)
+            }
+        } else if let Some(s) = self.table.get(key) {
+            (s.pn, s.dn)
+        } else {
+            (1, legal_mask(self.geo, self.cfg.rules, &pos).count().max(1))
+        };
+        Child { pos, key, pn, dn }
+    }
+
+    /// Expands `pos` and searches below it until its proof number reaches `th_pn` or its
+    /// disproof number `th_dn` (or it is proven, or the search stops); returns its numbers.
+    fn mid(&mut self, pos: &Position<B>, key: u64, th_pn: u32, th_dn: u32) -> (u32, u32) {
+        self.positions += 1;
+        if self.positions & 1023 == 0 {
+            self.control.add_done(1024);
+            if self.control.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.stopped = true;
+            }
+        }
+        if self.stopped {
+            return (1, 1);
+        }
+        let start = self.positions;
+        let mover = pos.to_move as usize;
+        // Expand: a move that wins at once proves the node. The children's table buckets are
+        // fetched from memory together, before any is read.
+        let mut expanded: Vec<(u32, u64, Position<B>)> = Vec::with_capacity(32);
+        let mut won = false;
+        let legal = legal_mask(self.geo, self.cfg.rules, pos);
+        legal.for_each(|m| {
+            if won {
+                return;
+            }
+            let child = self.child(pos, m);
+            if child.winner().is_some() {
+                won = true;
+                return;
+            }
+            let ckey = self.key(&child);
+            self.table.prefetch(ckey);
+            // Order: the moves that leave the mover the most orbs first (ties go to them).
+            expanded.push((u32::MAX - child.orbs(mover), ckey, child));
+        });
+        if won {
+            self.store(key, mover, 0, INF, 1);
+            return (0, INF);
+        }
+        expanded.sort_by_key(|c| c.0);
+        self.path.push(key);
+        let mut children: Vec<Child<B>> = expanded
+            .into_iter()
+            .map(|(_, ckey, child)| self.look(child, ckey))
+            .collect();
+        let (mut pn, mut dn);
+        loop {
+            let (mut best, mut best_dn, mut second) = (0usize, INF, INF);
+            let mut sum: u32 = 0;
+            for (i, c) in children.iter().enumerate() {
+                sum = if c.pn == INF || sum == INF {
+                    INF
+                } else {
+                    sum.saturating_add(c.pn).min(FINITE)
+                };
+                if c.dn < best_dn {
+                    second = best_dn;
+                    best_dn = c.dn;
+                    best = i;
+                } else if c.dn < second {
+                    second = c.dn;
+                }
+            }
+            pn = best_dn;
+            dn = sum;
+            if pn >= th_pn || dn >= th_dn || self.stopped {
+                break;
+            }
+            let c = &children[best];
+            let c_th_pn = if th_dn == INF {
+                INF
+            } else {
+                (th_dn - dn).saturating_add(c.pn).min(FINITE)
+            };
+            let grown = if second >= FINITE {
+                INF
+            } else {
+                second.saturating_add(1 + second / 4)
+            };
+            let c_th_dn = th_pn.min(grown);
+            let (cpos, ckey) = (c.pos, c.key);
+            let (cpn, cdn) = self.mid(&cpos, ckey, c_th_pn, c_th_dn);
+            if self.stopped {
+                break;
+            }
+            let c = &mut children[best];
+            (c.pn, c.dn) = (cpn, cdn);
+        }
+        self.path.pop();
+        if !self.stopped {
+            let work = u32::try_from(self.positions - start + 1).unwrap_or(u32::MAX);
+            self.store(key, mover, pn, dn, work);
+        }
+        (pn, dn)
+    }
+
+    /// Stores a node's numbers. A proof is sound when it proves the prover's win, or when no
+    /// position can repeat.
+    fn store(&mut self, key: u64, mover: usize, pn: u32, dn: u32, work: u32) {
+        let mover_wins = pn == 0;
+        let sound = !self.cycles
+            || !self.table.tainted[self.prover]
+            || (mover_wins == (mover == self.prover));
+        self.table.put(Slot {
+            key,
+            pn,
+            dn,
+            work: work.max(1),
+            sound: u32::from(sound && (pn == 0 || dn == 0)),
+        });
+    }
+
+    /// A line the winner wins by: at the winner's turns a proven winning move (the one whose
+    /// proof took the fewest positions, a proxy for the quickest), at the loser's the reply whose
+    /// proof took the most. Where the table has lost the proofs needed, the position is proven
+    /// again.
+    fn line(&mut self, pos: &Position<B>, winner: usize) -> Vec<usize> {
+        let mut line = Vec::new();
+        let mut cur = *pos;
+        let mut seen = vec![self.key(&cur)];
+        while cur.winner().is_none() && line.len() < MAX_PLY && !self.stopped {
+            let next = match self.pick(&cur, winner, &seen) {
+                Some(found) => Some(found),
+                None => self.pick_by_search(&cur, winner, &seen),
+            };
+            let Some((m, child)) = next else {
+                break;
+            };
+            line.push(m);
+            seen.push(self.key(&child));
+            cur = child;
+        }
+        line
+    }
+
+    /// The line's move when the table has lost the proofs: the first move whose child a search
+    /// proves to be the winner's.
+    fn pick_by_search(
+        &mut self,
+        cur: &Position<B>,
+        winner: usize,
+        seen: &[u64],
+    ) -> Option<(usize, Position<B>)> {
+        let winners_turn = cur.to_move as usize == winner;
+        let mut moves = Vec::new();
+        legal_mask(self.geo, self.cfg.rules, cur).for_each(|m| moves.push(m));
+        for m in moves {
+            let child = self.child(cur, m);
+            let key = self.key(&child);
+            if child.winner().is_some() {
+                return Some((m, child));
+            }
+            if seen.contains(&key) {
+                continue;
+            }
+            self.path.clear();
+            self.path.extend_from_slice(seen);
+            let (_, dn) = self.mid(&child, key, INF, INF);
+            if self.stopped {
+                return None;
+            }
+            if (dn == 0) == winners_turn {
+                return Some((m, child));
+            }
+        }
+        None
+    }
+
+    /// The move the line takes from `cur` among the proofs in the table (see `line`).
+    fn pick(&self, cur: &Position<B>, winner: usize, seen: &[u64]) -> Option<(usize, Position<B>)> {
+        let winners_turn = cur.to_move as usize == winner;
+        let mut pick: Option<(u32, usize, Position<B>)> = None;
+        let legal = legal_mask(self.geo, self.cfg.rules, cur);
+        let mut moves = Vec::new();
+        legal.for_each(|m| moves.push(m));
+        for m in moves {
+            let child = self.child(cur, m);
+            if child.winner().is_some() {
+                // A move that wins at once: the winner's best (a loser has none).
+                return Some((m, child));
+            }
+            let key = self.key(&child);
+            if seen.contains(&key) {
+                continue;
+            }
+            let Some(slot) = self.table.get(key).filter(proven) else {
+                continue;
+            };
+            let better = |p: &(u32, usize, Position<B>)| {
+                if winners_turn {
+                    slot.work < p.0
+                } else {
+                    slot.work > p.0
+                }
+            };
+            // The child's mover loses (dn = 0) exactly when the winner moved into it.
+            if (slot.dn == 0) == winners_turn && pick.as_ref().is_none_or(better) {
+                pick = Some((slot.work, m, child));
+            }
+        }
+        pick.map(|(_, m, child)| (m, child))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::game_rng;
+    use crate::rules::Rules;
+    use crate::search::solve;
+    use rand::RngExt;
+
+    fn prove(cfg: &Config, pos: &Position<u64>) -> Proof {
+        let geo = Geometry::<u64>::new(cfg.width, cfg.height);
+        let sym = Symmetries::new(cfg.width, cfg.height);
+        let mut table = ProofTable::new(1 << 22).unwrap();
+        let control = Control::new();
+        Prover::new(&geo, cfg, &sym, &mut table, &control, None).prove(pos)
+    }
+
+    fn replays_to(cfg: &Config, pos: &Position<u64>, line: &[usize], winner: usize) {
+        let geo = Geometry::<u64>::new(cfg.width, cfg.height);
+        let mut p = *pos;
+        for &m in line {
+            assert!(legal_mask(&geo, cfg.rules, &p).has(m));
+            play_unchecked(&geo, cfg.rules, 2, &mut p, m, &mut ());
+        }
+        assert_eq!(p.winner(), Some(winner));
+    }
+
+    #[test]
+    fn symmetric_positions_share_a_key_and_others_do_not() {
+        for (w, h) in [(3, 3), (4, 4), (3, 5), (5, 2)] {
+            let cfg = Config::new(w, h, 2, Rules::COLORWARS, 0).unwrap();
+            let geo = Geometry::<u64>::new(w as usize, h as usize);
+            let sym = Symmetries::new(w as usize, h as usize);
+            assert_eq!(sym.count(), if w == h { 8 } else { 4 });
+            let mut rng = game_rng(7, 0);
+            let mut pos = Position::<u64>::start(&cfg);
+            while pos.winner().is_none() {
+                // Every image of the position has the same key.
+                for t in 0..sym.count() {
+                    let mut img = pos;
+                    img.c = [0; 3];
+                    img.own = [0; 8];
+                    for c in 0..geo.cells {
+                        let owner = pos.owner(c, 2);
+                        img.set_cell(sym.image(c, t), pos.count(c), owner);
+                    }
+                    assert_eq!(sym.key(&img), sym.key(&pos), "{w}x{h} symmetry {t}");
+                }
+                let mut other = pos;
+                other.to_move ^= 1;
+                assert_ne!(sym.key(&other), sym.key(&pos));
+                let legal = legal_mask(&geo, cfg.rules, &pos);
+                let m = legal.nth(rng.random_range(0..legal.count()));
+                play_unchecked(&geo, cfg.rules, 2, &mut pos, m, &mut ());
+            }
+        }
+    }
+
+    #[test]
+    fn proof_number_search_agrees_with_alpha_beta_on_small_boards() {
+        // Every board both searches finish in a moment, from the start and from positions of
+        // random games; the line replays to the proven winner.
+        let mut rng = game_rng(11, 0);
+        for rules in [Rules::CLASSIC, Rules::COLORWARS] {
+            for (w, h) in [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3)] {
+                let cfg = Config::new(w, h, 2, rules, 0).unwrap();
+                let geo = Geometry::<u64>::new(w as usize, h as usize);
+                let mut pos = Position::<u64>::start(&cfg);
+                while pos.winner().is_none() {
+                    let ab = solve(&geo, &cfg, &pos, 400, &Control::new())
+                        .unwrap()
+                        .unwrap();
+                    let pn = prove(&cfg, &pos);
+                    assert_eq!(
+                        pn.winner,
+                        Some(ab.winner),
+                        "{w}x{h} {rules:?} ply {}",
+                        pos.ply
+                    );
+                    replays_to(&cfg, &pos, &pn.line, ab.winner);
+                    let legal = legal_mask(&geo, cfg.rules, &pos);
+                    let m = legal.nth(rng.random_range(0..legal.count()));
+                    play_unchecked(&geo, cfg.rules, 2, &mut pos, m, &mut ());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_tiny_table_still_proves() {
+        // Replacement in a table of one bucket: slower, never wrong.
+        let cfg = Config::new(3, 3, 2, Rules::CLASSIC, 0).unwrap();
+        let geo = Geometry::<u64>::new(3, 3);
+        let sym = Symmetries::new(3, 3);
+        let mut table = ProofTable::new(1).unwrap();
+        assert_eq!(table.capacity(), 4);
+        let control = Control::new();
+        let pos = Position::<u64>::start(&cfg);
+        let p = Prover::new(&geo, &cfg, &sym, &mut table, &control, None).prove(&pos);
+        let ab = solve(&geo, &cfg, &pos, 400, &control).unwrap().unwrap();
+        assert_eq!(p.winner, Some(ab.winner));
+        replays_to(&cfg, &pos, &p.line, ab.winner);
+    }
+
+    #[test]
+    fn saved_proofs_prove_again_at_once() {
+        let cfg = Config::new(3, 3, 2, Rules::COLORWARS, 0).unwrap();
+        let geo = Geometry::<u64>::new(3, 3);
+        let sym = Symmetries::new(3, 3);
+        let control = Control::new();
+        let pos = Position::<u64>::start(&cfg);
+        let mut table = ProofTable::new(1 << 22).unwrap();
+        let mut first = Prover::new(&geo, &cfg, &sym, &mut table, &control, None);
+        let winner = first.prove(&pos).winner;
+        let work = first.positions;
+        let saved = table.proofs(1);
+        assert!(!saved.is_empty());
+        let mut fresh = ProofTable::new(1 << 22).unwrap();
+        fresh.add_proofs(&saved);
+        let mut again = Prover::new(&geo, &cfg, &sym, &mut fresh, &control, None);
+        assert_eq!(again.prove(&pos).winner, winner);
+        assert!(again.positions < work, "{} >= {work}", again.positions);
+    }
+
+    #[test]
+    fn a_cancelled_search_proves_nothing() {
+        let cfg = Config::new(5, 5, 2, Rules::COLORWARS, 0).unwrap();
+        let geo = Geometry::<u64>::new(5, 5);
+        let sym = Symmetries::new(5, 5);
+        let mut table = ProofTable::new(1 << 20).unwrap();
+        let control = Control::new();
+        control.cancel();
+        let pos = Position::<u64>::start(&cfg);
+        let p = Prover::new(&geo, &cfg, &sym, &mut table, &control, None).prove(&pos);
+        assert_eq!(p.winner, None);
+        assert!(p.line.is_empty());
+    }
+}

@@ -1,0 +1,188 @@
+"""Proof-number search (issue 11): ``colorwars.prove`` and ``colorwars solve --method pn``.
+
+Every result is checked against an independent search: the alpha-beta solver (``solve``, whose
+own results the tests check against a brute force) must find the same winner on every board and
+position both finish, and every proof's line must replay through the reference engine
+(RULES.md §4: the last player holding orbs wins) to the proven winner.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import colorwars
+import pytest
+from colorwars import ConfigError, reference
+from colorwars.cli import main
+from colorwars.proof import MAGIC
+
+BOARDS = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (2, 5)]
+
+
+def replays_to(width: int, height: int, rules: str, moves: list[int], winner: int) -> None:
+    """The line, played on the reference engine from the start, ends with ``winner`` winning."""
+    game = reference.Game(width, height, 2, rules)
+    for cell in moves:
+        game.play(cell)
+    assert game.winner == winner, f"{width}x{height} {rules}: {moves} does not end in a win"
+
+
+@pytest.mark.parametrize("rules", ["classic", "colorwars", "drop3+subtract", "none+empty"])
+@pytest.mark.parametrize(("width", "height"), BOARDS)
+def test_the_board_winner_agrees_with_alpha_beta(width: int, height: int, rules: str) -> None:
+    ab = colorwars.solve(width, height, rules=rules, cache=False)
+    pn = colorwars.prove(width, height, rules=rules)
+    assert pn.winner == ab.winner
+    assert pn.complete
+    replays_to(width, height, rules, pn.line, ab.winner)
+    # Every group of symmetric first moves: proof-number search and alpha-beta agree.
+    start = colorwars.Game(width, height, rules=rules)
+    exact = colorwars.solve(start).moves
+    assert sorted(c for g in pn.groups for c in g) == sorted(exact)
+    for group in pn.groups:
+        assert len({exact[c] for c in group}) == 1, f"group {group} is not symmetric"
+        assert pn.moves[group[0]] == exact[group[0]][0]
+
+
+@pytest.mark.parametrize(("width", "height", "rules"), [(3, 3, "classic"), (3, 4, "colorwars")])
+def test_positions_of_random_games_agree_with_alpha_beta(
+    width: int, height: int, rules: str
+) -> None:
+    rng = random.Random(f"{width}x{height}{rules}")
+    for _ in range(6):
+        game = colorwars.Game(width, height, rules=rules)
+        while game.winner is None:
+            ab = colorwars.solve(game)
+            pn = colorwars.prove(game)
+            assert pn.winner == ab.winner, game.to_text()
+            for cell, winner in pn.moves.items():
+                assert winner == ab.moves[cell][0], (game.to_text(), cell)
+            replayed = reference.Game.from_text(game.to_text())
+            for cell in pn.line:
+                replayed.play(cell)
+            assert replayed.winner == ab.winner
+            game.play(rng.choice(game.legal_moves()))
+
+
+def test_the_reference_game_is_accepted_and_a_finished_game_is_its_winner() -> None:
+    ref = reference.Game(3, 3, 2, "classic")
+    ref.play(4)
+    native = colorwars.Game.from_text(ref.to_text())
+    assert colorwars.prove(ref).winner == colorwars.solve(native).winner
+    done = colorwars.Game(2, 2, rules="classic")
+    for cell in colorwars.solve(2, 2, rules="classic", cache=False).line:
+        done.play(cell)
+    p = colorwars.prove(done)
+    assert (p.winner, p.line, p.groups, p.complete) == (done.winner, [], [], True)
+
+
+def test_unsplit_proves_the_position_alone() -> None:
+    p = colorwars.prove(4, 4, rules="colorwars", split=False)
+    assert (p.winner, p.groups, p.moves) == (1, [], {})
+    replays_to(4, 4, "colorwars", p.line, 1)
+
+
+def test_a_tiny_table_still_proves() -> None:
+    # One megabyte: the table replaces estimates all the time, never aborts, never lies.
+    p = colorwars.prove(3, 3, rules="classic", memory="1M")
+    assert p.winner == colorwars.solve(3, 3, rules="classic", cache=False).winner
+
+
+def test_time_runs_out_without_a_wrong_answer() -> None:
+    p = colorwars.prove(6, 6, rules="classic", time=0.2)
+    assert p.winner is None
+    assert not p.complete
+    assert p.line == []
+    assert all(w is None for w in p.moves.values()) or p.winner is None
+
+
+def test_checkpoint_resumes(tmp_path: Path) -> None:
+    path = tmp_path / "proofs.bin"
+    first = colorwars.prove(3, 4, rules="classic", checkpoint=path)
+    assert first.complete
+    assert path.read_bytes().startswith(MAGIC)
+    # A resumed run finds every result in the file: no search at all.
+    again = colorwars.prove(3, 4, rules="classic", checkpoint=path)
+    assert (again.winner, again.moves) == (first.winner, first.moves)
+    assert again.positions == first.positions
+    # The saved proofs alone (results dropped) make the search much shorter.
+    raw = path.read_bytes()
+    head, _, rest = raw[len(MAGIC) :].partition(b"\n")
+    bare = tmp_path / "bare.bin"
+    import json
+
+    record = json.loads(head)
+    record.update(moves={}, lines={}, positions=0, seconds=0.0)
+    bare.write_bytes(MAGIC + json.dumps(record).encode() + b"\n" + rest)
+    resumed = colorwars.prove(3, 4, rules="classic", checkpoint=bare)
+    assert resumed.moves == first.moves
+    assert resumed.positions < first.positions / 4
+
+
+def test_an_interrupted_run_continues_where_it_stopped(tmp_path: Path) -> None:
+    path = tmp_path / "run.bin"
+    short = colorwars.prove(3, 4, rules="classic", time=0.3, checkpoint=path)
+    assert not short.complete
+    done = colorwars.prove(3, 4, rules="classic", checkpoint=path)
+    assert done.complete
+    assert done.winner == 0
+    assert done.seconds >= short.seconds
+
+
+def test_a_checkpoint_of_another_position_or_no_checkpoint_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "c.bin"
+    colorwars.prove(2, 3, rules="classic", checkpoint=path)
+    with pytest.raises(ConfigError, match="it is for the position"):
+        colorwars.prove(3, 2, rules="classic", checkpoint=path)
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"hello")
+    with pytest.raises(ConfigError, match="not a colorwars proof checkpoint"):
+        colorwars.prove(2, 3, checkpoint=junk)
+    torn = tmp_path / "torn.bin"
+    torn.write_bytes(path.read_bytes()[:-5])
+    with pytest.raises(ConfigError, match="16 bytes each"):
+        colorwars.prove(2, 3, rules="classic", checkpoint=torn)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"memory": "lots"}, ConfigError),
+        ({"memory": "0.5K"}, ConfigError),
+        ({"memory": 10**30}, ConfigError),
+        ({"memory": "900T"}, MemoryError),
+        ({"time": -1}, ConfigError),
+        ({"time": float("nan")}, ConfigError),
+        ({"backend": "dask"}, ConfigError),
+        ({"split": 1}, ConfigError),
+    ],
+)
+def test_bad_arguments_are_refused(kwargs: dict[str, object], error: type[Exception]) -> None:
+    with pytest.raises(error):
+        colorwars.prove(2, 2, **kwargs)  # type: ignore[arg-type]
+
+
+def test_more_than_two_players_are_refused() -> None:
+    with pytest.raises(colorwars.InvalidPolicyError, match="two-player"):
+        colorwars.prove(colorwars.Game(3, 3, players=3))
+
+
+def test_the_cli_proves_and_keeps_a_checkpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "p.bin"
+    assert main(["solve", "3x3", "--rules", "colorwars", "--checkpoint", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "3x3 colorwars: player b wins" in out
+    assert "a1/c1/a3/c3: b" in out
+    assert path.exists()
+    assert main(["solve", "3x3", "--method", "pn", "--memory", "8M", "--no-split"]) == 0
+    assert "player a wins" in capsys.readouterr().out
+
+
+def test_the_cli_says_when_nothing_was_proven(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "7x7", "--method", "pn", "--time", "0.2"]) == 3
+    assert "not proven" in capsys.readouterr().out
+    assert main(["solve", "3x3", "--memory", "lots"]) == 1
+    assert "memory" in capsys.readouterr().err
