@@ -1013,14 +1013,15 @@ impl PyProofTable {
     }
 }
 
-/// What `prove` returns: (winner or None, line, positions, seconds).
-type ProveResult = (Option<usize>, Vec<usize>, u64, f64);
+/// What `prove` returns: (winner or None, line, positions, seconds, and with `verify` the
+/// positions of the checked proof, None if unchecked or the check failed).
+type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>);
 
 /// Proves who wins a two-player game from its position by proof-number search (GIL released,
 /// Ctrl-C stops it), sharing `table`; `seconds` bounds the time (None: no bound). The winner
 /// is None if nothing was proven in time.
 #[pyfunction]
-#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5))]
+#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false))]
 fn prove(
     py: Python<'_>,
     game: &Bound<'_, NativeGame>,
@@ -1028,6 +1029,7 @@ fn prove(
     seconds: Option<f64>,
     progress: Option<Py<PyAny>>,
     interval: f64,
+    verify: bool,
 ) -> PyResult<ProveResult> {
     let position = game.borrow().inner.without_history();
     let cfg = *position.cfg();
@@ -1039,30 +1041,62 @@ fn prove(
     let deadline = seconds
         .filter(|s| s.is_finite())
         .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
-    let ((winner, line, positions), secs) = watched(py, progress.as_ref(), interval, |control| {
+    let ((winner, line, positions, checked), secs) =
+        watched(py, progress.as_ref(), interval, |control| {
+            let mut t = lock_table(inner);
+            let t = &mut *t;
+            // The search recurses once per ply: give it a deep stack of its own.
+            std::thread::scope(|scope| {
+                let run = std::thread::Builder::new()
+                    .stack_size(1 << 28)
+                    .spawn_scoped(scope, || {
+                        with_game!(&position, g => {
+                            let sym = Symmetries::new(cfg.width, cfg.height);
+                            let mut p = Prover::new(g.geo(), &cfg, &sym, t, control, deadline);
+                            let proof = p.prove(g.pos());
+                            let checked = match proof.winner {
+                                Some(w) if verify => p.verify(g.pos(), w),
+                                _ => None,
+                            };
+                            (proof.winner, proof.line, p.positions, checked)
+                        })
+                    });
+                match run {
+                    Ok(handle) => handle
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                    Err(_) => (None, Vec::new(), 0, None),
+                }
+            })
+        })?;
+    Ok((winner, line, positions, secs, checked))
+}
+
+/// A move after which the player to move is proven to win, from the proofs in `table` (and a
+/// new search where they are missing); None if the mover has none.
+#[pyfunction]
+fn proven_move(
+    py: Python<'_>,
+    game: &Bound<'_, NativeGame>,
+    table: &Bound<'_, PyProofTable>,
+) -> PyResult<Option<usize>> {
+    let position = game.borrow().inner.without_history();
+    let cfg = *position.cfg();
+    if cfg.players != 2 {
+        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
+    }
+    let table = table.borrow();
+    let inner = &table.inner;
+    let (found, _) = watched(py, None, 0.05, |control| {
         let mut t = lock_table(inner);
-        let t = &mut *t;
-        // The search recurses once per ply: give it a deep stack of its own.
-        std::thread::scope(|scope| {
-            let run = std::thread::Builder::new()
-                .stack_size(1 << 28)
-                .spawn_scoped(scope, || {
-                    with_game!(&position, g => {
-                        let sym = Symmetries::new(cfg.width, cfg.height);
-                        let mut p = Prover::new(g.geo(), &cfg, &sym, t, control, deadline);
-                        let proof = p.prove(g.pos());
-                        (proof.winner, proof.line, p.positions)
-                    })
-                });
-            match run {
-                Ok(handle) => handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                Err(_) => (None, Vec::new(), 0),
-            }
+        with_game!(&position, g => {
+            let sym = Symmetries::new(cfg.width, cfg.height);
+            let mut p = Prover::new(g.geo(), &cfg, &sym, &mut t, control, None);
+            p.prove_for(g.pos().to_move as usize);
+            p.winning_move(g.pos())
         })
     })?;
-    Ok((winner, line, positions, secs))
+    Ok(found)
 }
 
 /// The legal moves of a position grouped by symmetry: moves whose positions are images of one
@@ -1092,7 +1126,7 @@ fn symmetric_moves(game: &Bound<'_, NativeGame>) -> Vec<Vec<usize>> {
 mod _core {
     #[pymodule_export]
     use super::{
-        ai_analyse, ai_choose, play_match, play_matches, prove, simulate, solve, solve_position,
-        symmetric_moves, NativeGame, NativeVecEnv, PyProofTable,
+        ai_analyse, ai_choose, play_match, play_matches, prove, proven_move, simulate, solve,
+        solve_position, symmetric_moves, NativeGame, NativeVecEnv, PyProofTable,
     };
 }

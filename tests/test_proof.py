@@ -15,7 +15,7 @@ import colorwars
 import pytest
 from colorwars import ConfigError, reference
 from colorwars.cli import main
-from colorwars.proof import MAGIC
+from colorwars.proof import MAGIC, walk_strategy
 
 BOARDS = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (2, 5)]
 
@@ -186,3 +186,30 @@ def test_the_cli_says_when_nothing_was_proven(capsys: pytest.CaptureFixture[str]
     assert "not proven" in capsys.readouterr().out
     assert main(["solve", "3x3", "--memory", "lots"]) == 1
     assert "memory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "rules"),
+    [(3, 3, "classic"), (3, 3, "colorwars"), (4, 3, "colorwars"), (4, 4, "colorwars")],
+)
+def test_the_proof_is_a_winning_strategy_on_the_reference_engine(
+    width: int, height: int, rules: str
+) -> None:
+    start = colorwars.Game(width, height, rules=rules)
+    proof = colorwars.prove(start, verify=True)
+    assert proof.winner is not None
+    assert proof.checked is not None
+    assert proof.checked > 0
+    assert walk_strategy(start) >= proof.checked / 8  # symmetric positions count once in checked
+
+
+def test_the_second_player_wins_5x5_color_wars() -> None:
+    """The phone app's board (5 x 5, drop3 + empty): the second player wins, after every
+    first move; the strategy is walked to the end of every game on the reference engine."""
+    proof = colorwars.prove(5, 5, rules="colorwars", verify=True)
+    assert proof.winner == 1
+    assert proof.complete
+    assert len(proof.groups) == 6
+    assert set(proof.moves.values()) == {1}
+    replays_to(5, 5, "colorwars", proof.line, 1)
+    assert walk_strategy(5, 5, rules="colorwars") > 1000

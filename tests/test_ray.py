@@ -100,3 +100,17 @@ def test_ray_with_search_players(cluster: Any) -> None:
     remote = colorwars.simulate(**kw, backend="ray", shards=[5, 19])
     same_games(local, remote)
     assert remote.moves(20) == local.moves(20)
+
+
+def test_prove_on_ray_equals_native(cluster: Any, tmp_path: Path) -> None:
+    """The groups of first moves proven as Ray tasks: the same winners as here, their proofs
+    merged into the checkpoint (a native run resumed from it has nothing left to do)."""
+    path = tmp_path / "ray.bin"
+    remote = colorwars.prove(3, 4, rules="classic", backend="ray", checkpoint=path, verify=True)
+    local = colorwars.prove(3, 4, rules="classic")
+    assert remote.moves == local.moves
+    assert remote.winner == local.winner == 0
+    assert remote.checked is not None
+    resumed = colorwars.prove(3, 4, rules="classic", checkpoint=path)
+    assert resumed.moves == local.moves
+    assert resumed.positions == remote.positions

@@ -416,6 +416,33 @@ ENTRIES: dict[str, Entry] = {
             ],
             batch=6,
         ),
+        Entry(
+            "prove",
+            lambda width, height, **kw: colorwars.prove(width, height, **kw),
+            {
+                "width": 2,
+                "height": 2,
+                "rules": "classic",
+                "time": 0.5,
+                "memory": "1M",
+                "split": True,
+                "verify": False,
+                "backend": "native",
+            },
+            [
+                *_sizes(cap=3),
+                RULES,
+                Arg("time", "optnum", 0, 1e9),
+                Arg("memory", "any"),
+                Arg("split", "any"),
+                Arg("verify", "any"),
+                Arg("backend", "choice", choices=("native", "ray")),
+            ],
+            batch=6,
+            skip=lambda name, value: (
+                name == "backend" and isinstance(value, str) and value == "ray"
+            ),
+        ),
     ]
 }
 
@@ -1895,6 +1922,10 @@ CTRL_C_API = {
         ready()
         colorwars.simulate(games=10**7)
     """,
+    "prove(6, 6, rules='classic')": """
+        ready()
+        colorwars.prove(6, 6, rules="classic")
+    """,
     "ai.match([MCTS(time=30)] * 2, 1): one long game": """
         seats = [ai.MCTS(time=30, simulations=0)] * 2
         ready()
@@ -1905,6 +1936,7 @@ CTRL_C_API = {
 CTRL_C_CLI = {
     "colorwars simulate --games 10000000": ["simulate", "--games", "10000000", "--no-progress"],
     "colorwars solve 4x4 --no-cache": ["solve", "4x4", "--no-cache"],
+    "colorwars solve 6x6 --method pn": ["solve", "6x6", "--method", "pn"],
 }
 
 

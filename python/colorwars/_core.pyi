@@ -49,6 +49,7 @@ __all__ = [
     "play_match",
     "play_matches",
     "prove",
+    "proven_move",
     "simulate",
     "solve",
     "solve_position",
@@ -212,5 +213,7 @@ def prove(
     seconds: float | None = None,
     progress: Callable[[int], object] | None = None,
     interval: float = 0.5,
-) -> tuple[int | None, list[int], int, float]: ...
+    verify: bool = False,
+) -> tuple[int | None, list[int], int, float, int | None]: ...
+def proven_move(game: NativeGame, table: ProofTable) -> int | None: ...
 def symmetric_moves(game: NativeGame) -> list[list[int]]: ...

@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
-from colorwars.errors import ConfigError, InvalidPolicyError
+from colorwars.errors import ConfigError, InvalidPolicyError, ShardError
 from colorwars.rules import Rules, RulesLike, resolve
 
-__all__ = ["DEFAULT_MEMORY", "Proof", "prove"]
+__all__ = ["DEFAULT_MEMORY", "Proof", "prove", "walk_strategy"]
 
 #: The proof table's memory unless told otherwise: by board size (a small board fills little
 #: of a large table), at most 4 GiB and at most a quarter of what the process may use.
@@ -36,15 +38,14 @@ DEFAULT_MEMORY = 4 << 30
 
 def default_memory(cells: int) -> int:
     """The default table size for a board of ``cells`` cells."""
-    size = (
-        16 << 20
-        if cells <= 9
-        else 256 << 20
-        if cells <= 12
-        else 1 << 30
-        if cells <= 16
-        else DEFAULT_MEMORY
-    )
+    if cells <= 9:
+        size = 16 << 20
+    elif cells <= 16:
+        size = 256 << 20
+    elif cells <= 25:
+        size = 1 << 30
+    else:
+        size = DEFAULT_MEMORY
     return min(size, check.memory_limit() // 4)
 
 
@@ -63,7 +64,8 @@ class Proof:
     replies; its length is not the game's length under perfect play). With ``split``,
     ``groups`` lists the legal moves in groups of symmetric moves and ``moves`` maps each
     group's first cell to the proven winner after it (None if not proven). ``complete`` is
-    True when every group (or, unsplit, the position) is proven."""
+    True when every group (or, unsplit, the position) is proven. With ``verify``, ``checked``
+    counts the positions of the proof, walked move by move to the end of every game."""
 
     width: int
     height: int
@@ -77,6 +79,9 @@ class Proof:
     moves: dict[int, int | None] = field(default_factory=dict)
     complete: bool = False
     method: str = "proof-number"
+    #: With ``verify``: the distinct positions of the checked proof (summed over the groups),
+    #: None if it was not checked.
+    checked: int | None = None
 
     def name(self, cell: int) -> str:
         return f"{column_name(cell % self.width)}{cell // self.width + 1}"
@@ -88,6 +93,8 @@ class Proof:
         else:
             result = f"player {PLAYER_LETTERS[self.winner]} wins"
         text = f"{head}: {result} ({self.positions:,} positions, {self.seconds:.1f} s)"
+        if self.checked is not None:
+            text += f"; proof checked: {self.checked:,} positions"
         if self.moves:
             each = ", ".join(
                 f"{'/'.join(self.name(c) for c in group)}: "
@@ -126,12 +133,11 @@ def _start(target: Any, height: int | None, rules: RulesLike) -> Any:
     """The native game to prove: a game's position, or a board's empty start."""
     from colorwars.players import native_game
 
-    if isinstance(target, tuple):
-        target, height = target
-    if height is not None or isinstance(target, int):
-        r = resolve(rules)
+    if isinstance(target, int | np.integer) and not isinstance(target, bool | np.bool_):
         w, h = check.size(target, height)
-        return _core.NativeGame(check.config(w, h, 2, r))
+        return _core.NativeGame(check.config(w, h, 2, resolve(rules)))
+    if height is not None:
+        raise ConfigError("prove(game) takes the game alone: its size and rules are its own")
     game = native_game(target)
     if game.players != 2:
         raise InvalidPolicyError(
@@ -178,16 +184,16 @@ def _save(path: Path, record: dict[str, Any], proofs: bytes) -> None:
 
 
 def _prove_group(
-    text: str, cell: int, seconds: float | None, memory: int, proofs: bytes
-) -> tuple[int, int | None, list[int], int, float, bytes]:
+    text: str, cell: int, seconds: float | None, memory: int, proofs: bytes, verify: bool
+) -> tuple[int, int | None, list[int], int, int | None, bytes]:
     """One group, in a Ray task: its own table with the shared proofs, the move's position
     proven, and the proofs found to merge back."""
     table = _core.ProofTable(memory)
     table.add_proofs(proofs)
     game = _core.NativeGame.from_text(text)
     game.play(cell)
-    winner, line, positions, secs = _core.prove(game, table, seconds)
-    return cell, winner, line, positions, secs, table.proofs(SAVE_MIN_WORK)
+    winner, line, positions, _, checked = _core.prove(game, table, seconds, verify=verify)
+    return cell, winner, line, positions, checked, table.proofs(SAVE_MIN_WORK)
 
 
 def prove(
@@ -199,6 +205,7 @@ def prove(
     memory: int | str | None = None,
     checkpoint: str | os.PathLike[str] | None = None,
     split: bool = True,
+    verify: bool = False,
     backend: str = "native",
     address: str | None = None,
     progress: Callable[[str, int], object] | None = None,
@@ -212,7 +219,8 @@ def prove(
     and reported in ``.moves``; ``checkpoint`` names a file that keeps the proven part and the
     results between runs (a run resumes from it). ``backend="ray"`` proves the groups as Ray
     tasks (one per group, each with ``memory``), on the cluster at ``address`` or a local one.
-    ``progress(message, positions)`` is called about twice a second. Ctrl-C stops the search;
+    ``verify`` walks each proof again to the end of every game before it counts.
+    ``progress(message, positions)`` is called about ten times a second. Ctrl-C stops the search;
     what was proven is saved first.
 
     >>> p = prove(3, 3, rules="colorwars")
@@ -227,12 +235,14 @@ def prove(
         _parse_memory(memory) if memory is not None else default_memory(game.width * game.height)
     )
     split = check.flag(split, "split")
+    verify = check.flag(verify, "verify")
     backend = check.choice(backend, "backend", ("native", "ray"))
     path = None if checkpoint is None else Path(os.fspath(checkpoint))
     table = _core.ProofTable(nbytes)
     record = _load(path, position, table) if path is not None else {}
     results: dict[str, Any] = dict(record.get("moves", {}))
     lines: dict[str, list[int]] = dict(record.get("lines", {}))
+    sizes: dict[str, int] = dict(record.get("checked", {}))
     total_positions = int(record.get("positions", 0))
     spent = float(record.get("seconds", 0.0))
     start = _time.perf_counter()
@@ -252,6 +262,7 @@ def prove(
             "rules": r.name,
             "moves": results,
             "lines": lines,
+            "checked": sizes,
             "positions": total_positions,
             "seconds": spent + _time.perf_counter() - start,
         }
@@ -267,20 +278,44 @@ def prove(
 
         return tick
 
+    def is_open(group: list[int]) -> bool:
+        key = str(group[0])
+        return results.get(key) is None or (verify and key not in sizes)
+
+    def settle(cell: int, winner: int | None, line: list[int], checked: int | None) -> None:
+        if winner is not None and (checked is not None or not verify):
+            results[str(cell)] = winner
+            lines[str(cell)] = line
+            if checked is not None:
+                sizes[str(cell)] = checked
+
+    root_checked = None
     try:
         if not groups:
-            winner, line, positions, _ = _core.prove(game, table, left(), report(position), 0.5)
+            winner, line, positions, _, root_checked = _core.prove(
+                game, table, left(), report(position), 0.1, verify
+            )
             total_positions += positions
             root_winner, root_line = winner, line
+            if verify and root_checked is None:
+                root_winner, root_line = None, []
         else:
             if backend == "ray":
                 total_positions += _prove_on_ray(
-                    game, groups, results, lines, table, left(), nbytes, address, progress
+                    game,
+                    [g for g in groups if is_open(g)],
+                    settle,
+                    table,
+                    left(),
+                    nbytes,
+                    verify,
+                    address,
+                    progress,
                 )
             else:
                 slice_ = FIRST_SLICE
                 while True:
-                    open_groups = [g for g in groups if results.get(str(g[0])) is None]
+                    open_groups = [g for g in groups if is_open(g)]
                     if not open_groups or (deadline is not None and left() == 0):
                         break
                     for group in open_groups:
@@ -290,13 +325,11 @@ def prove(
                         child = game.copy()
                         child.play(group[0])
                         name = f"{position} then {_cell_name(game.width, group[0])}"
-                        winner, line, positions, _ = _core.prove(
-                            child, table, budget, report(name), 0.5
+                        winner, line, positions, _, checked = _core.prove(
+                            child, table, budget, report(name), 0.1, verify
                         )
                         total_positions += positions
-                        if winner is not None:
-                            results[str(group[0])] = winner
-                            lines[str(group[0])] = line
+                        settle(group[0], winner, line, checked)
                         save()
                     slice_ *= 2
             mover = _mover(position)
@@ -317,6 +350,12 @@ def prove(
         save()
     moves = {g[0]: results.get(str(g[0])) for g in groups}
     complete = all(w is not None for w in moves.values()) if groups else root_winner is not None
+    if not verify:
+        checked = None
+    elif groups:
+        checked = sum(sizes[str(g[0])] for g in groups) if complete else None
+    else:
+        checked = root_checked
     return Proof(
         game.width,
         game.height,
@@ -329,39 +368,47 @@ def prove(
         groups,
         moves,
         complete,
+        checked=checked,
     )
 
 
 def _prove_on_ray(
     game: Any,
-    groups: list[list[int]],
-    results: dict[str, Any],
-    lines: dict[str, list[int]],
+    open_groups: list[list[int]],
+    settle: Callable[[int, int | None, list[int], int | None], None],
     table: Any,
     seconds: float | None,
     memory: int,
+    verify: bool,
     address: str | None,
     progress: Callable[[str, int], object] | None,
 ) -> int:
     """The open groups as Ray tasks; their results and proofs merged. Returns positions."""
     from colorwars.distributed import _cluster
 
-    open_groups = [g for g in groups if results.get(str(g[0])) is None]
     if not open_groups:
         return 0
     total = 0
     with _cluster(address) as ray:
         shared = ray.put(table.proofs(SAVE_MIN_WORK))
         task = ray.remote(_prove_group).options(num_cpus=1, max_retries=1)
-        pending = [task.remote(game.to_text(), g[0], seconds, memory, shared) for g in open_groups]
+        pending = {
+            task.remote(game.to_text(), g[0], seconds, memory, shared, verify): g[0]
+            for g in open_groups
+        }
         while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            cell, winner, line, positions, _, proofs = ray.get(ready[0])
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            first = pending.pop(ready[0])
+            try:
+                cell, winner, line, positions, checked, proofs = ray.get(ready[0])
+            except Exception as e:
+                for other in pending:
+                    ray.cancel(other)
+                name = _cell_name(game.width, first)
+                raise ShardError(f"the Ray task proving after {name} failed: {e}") from None
             table.add_proofs(proofs)
             total += positions
-            if winner is not None:
-                results[str(cell)] = winner
-                lines[str(cell)] = line
+            settle(cell, winner, line, checked)
             if progress is not None:
                 progress(f"group {_cell_name(game.width, cell)} done on Ray", total)
     return total
@@ -373,3 +420,49 @@ def _cell_name(width: int, cell: int) -> str:
 
 def _mover(position: str) -> int:
     return PLAYER_LETTERS.index(position.split()[4])
+
+
+def walk_strategy(target: Any, height: int | None = None, rules: RulesLike = "classic") -> int:
+    """Checks a proof on the reference engine alone: proves the position natively, then plays
+    every move of the loser and, at the winner's turns, the move the native proofs give (which
+    must be legal on the reference engine) to the end of every game, which the winner must
+    win. Returns the distinct positions walked; raises ``AssertionError`` if the strategy
+    fails (a bug) and ``SearchLimitError`` if nothing is proven. Meant for proofs of up to a
+    few hundred thousand positions (the reference engine is pure Python).
+
+    >>> walk_strategy(3, 3, rules="colorwars") > 0
+    True
+    """
+    from colorwars.errors import SearchLimitError
+    from colorwars.reference import Game as ReferenceGame
+
+    game = _start(target, height, rules)
+    text = game.to_text()
+    table = _core.ProofTable(default_memory(game.width * game.height))
+    winner = _core.prove(game, table)[0]
+    if winner is None:
+        raise SearchLimitError(f"{text}: not proven")
+    seen: set[str] = set()
+    stack = [ReferenceGame.from_text(text)]
+    while stack:
+        pos = stack.pop()
+        here = pos.to_text()
+        if here in seen:
+            continue
+        seen.add(here)
+        if pos.winner is not None:
+            if pos.winner != winner:
+                raise AssertionError(f"the strategy loses at {here}")
+            continue
+        if pos.to_move == winner:
+            cell = _core.proven_move(_core.NativeGame.from_text(here), table)
+            if cell is None:
+                raise AssertionError(f"no proven move for the winner at {here}")
+            moves = [cell]
+        else:
+            moves = pos.legal_moves()
+        for cell in moves:
+            child = ReferenceGame.from_text(here)
+            child.play(cell)
+            stack.append(child)
+    return len(seen)

@@ -174,8 +174,8 @@ impl ProofTable {
             }
             Vec::from_raw_parts(ptr, n, n)
         };
-        // Large tables get huge pages (a small one would spread over too many of them).
-        if bytes >= 1 << 30 {
+        // Large tables get huge pages (a small search would touch, and so fill, too many).
+        if bytes >= 2 << 30 {
             huge_pages(&buckets);
         }
         Ok(ProofTable {
@@ -429,6 +429,11 @@ impl<'a, B: Bits> Prover<'a, B> {
         }
     }
 
+    /// Makes `player` the prover of the searches that follow (see the module notes).
+    pub fn prove_for(&mut self, player: usize) {
+        self.prover = player;
+    }
+
     fn search_root(&mut self, pos: &Position<B>) -> (u32, u32) {
         let key = self.key(pos);
         if let Some(s) = self.table.get(key).filter(proven) {
@@ -593,6 +598,88 @@ impl<'a, B: Bits> Prover<'a, B> {
             cur = child;
         }
         line
+    }
+
+    /// A move after which the player to move is proven to win (the one whose proof took the
+    /// fewest positions), searching again if the table has lost it; None if there is none.
+    /// Right after `prove`, the proofs it used are read; otherwise those of the mover's own
+    /// search (`prove_for`).
+    pub fn winning_move(&mut self, pos: &Position<B>) -> Option<usize> {
+        let key = self.key(pos);
+        let mover = pos.to_move as usize;
+        let seen = [key];
+        // The proofs of the mover's win are sound; so are the opponent's disproofs while no
+        // repetition has touched the opponent's searches.
+        let own = self.prover;
+        for prover in [own, 1 - own] {
+            if prover != own && self.cycles && self.table.tainted[prover] {
+                continue;
+            }
+            self.prover = prover;
+            let found = self.pick(pos, mover, &seen);
+            self.prover = own;
+            if let Some((m, _)) = found {
+                return Some(m);
+            }
+        }
+        self.pick_by_search(pos, mover, &seen).map(|(m, _)| m)
+    }
+
+    /// Checks that `winner` wins from `pos` by walking the proof: every move of the loser,
+    /// and at the winner's turns the move the proofs give, down to the end of every game
+    /// (real positions, exact hashes: neither the symmetry reduction nor the proof numbers
+    /// are trusted). Returns the number of distinct positions of the proof, or None if some
+    /// line does not end in the winner's win (or the search stopped).
+    pub fn verify(&mut self, pos: &Position<B>, winner: usize) -> Option<u64> {
+        let mut done = std::collections::HashSet::new();
+        let mut path = Vec::new();
+        self.verify_node(pos, winner, &mut done, &mut path)
+            .then_some(done.len() as u64)
+    }
+
+    fn verify_node(
+        &mut self,
+        pos: &Position<B>,
+        winner: usize,
+        done: &mut std::collections::HashSet<u64>,
+        path: &mut Vec<u64>,
+    ) -> bool {
+        if let Some(w) = pos.winner() {
+            return w == winner;
+        }
+        let exact = crate::search::zobrist(pos, 2);
+        if done.contains(&exact) {
+            return true;
+        }
+        if path.contains(&exact) || self.stopped {
+            return false; // a cycle: the strategy would not end the game
+        }
+        path.push(exact);
+        let ok = if pos.to_move as usize == winner {
+            match self.winning_move(pos) {
+                Some(m) => {
+                    let child = self.child(pos, m);
+                    self.verify_node(&child, winner, done, path)
+                }
+                None => false,
+            }
+        } else {
+            let mut moves = Vec::new();
+            legal_mask(self.geo, self.cfg.rules, pos).for_each(|m| moves.push(m));
+            moves.into_iter().all(|m| {
+                let child = self.child(pos, m);
+                self.verify_node(&child, winner, done, path)
+            })
+        };
+        path.pop();
+        if ok {
+            done.insert(exact);
+            if done.len() % 1024 == 0 {
+                self.control.add_done(1024);
+                self.stopped |= self.control.cancelled();
+            }
+        }
+        ok
     }
 
     /// The line's move when the table has lost the proofs: the first move whose child a search
