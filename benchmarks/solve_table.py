@@ -1,31 +1,99 @@
-"""Solves every board from 2x2 to 3x4 (both orientations) under both rule sets, plus 4x4
-colorwars, without the cache, and prints a Markdown table (winner, length under perfect play,
-positions searched, time, positions per second). `--big` adds 4x5 colorwars (minutes).
+"""The solve table: every board the project has settled, by two independent searches.
 
-    python benchmarks/solve_table.py [--big]
+Part 1, the small boards (2x2 to 3x4 both ways, under both rule sets, and 4x4 colorwars): the
+alpha-beta solver (`colorwars.solve`: winner and exact length) and proof-number search
+(`colorwars.prove` with `verify=True`: the winner after each group of symmetric first moves,
+the proof walked to the end of every game). The two must agree on every winner; the run stops
+with an error if they do not.
+
+Part 2, boards past the alpha-beta solver: proof-number search alone, each proof checked again
+on the reference engine alone (`walk_strategy`). 4x5 and 5x5 colorwars are proven; 4x4, 5x4
+and 4x5 classic are attempted with `--time` seconds each (and `--memory` for the table); what
+was proven of each is printed either way. `--big` also runs alpha-beta on 4x5 colorwars (about
+three minutes) for the exact length.
+
+    python benchmarks/solve_table.py [--time 600] [--memory 8G] [--big] [--skip-classic]
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
+import time
 
 import colorwars
+from colorwars.proof import Proof, walk_strategy
 
-BOARDS = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (3, 4), (4, 3)]
+SMALL = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (3, 4), (4, 3)]
+
+
+def who(winner: int | None) -> str:
+    return {0: "a (first)", 1: "b (second)", None: "not proven"}[winner]
+
+
+def first_moves(p: Proof) -> str:
+    if not p.groups:
+        return ""
+    won = {0: 0, 1: 0}
+    for w in p.moves.values():
+        if w is not None:
+            won[w] += 1
+    still = len(p.groups) - won[0] - won[1]
+    return f"{len(p.groups)} groups: a wins {won[0]}, b wins {won[1]}, open {still}"
+
+
+def small_boards() -> None:
+    print("| board | rules | winner | plies | alpha-beta positions | s | proof-number positions "
+          "| s | proof (positions) | agree |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    jobs = [(w, h, r) for w, h in SMALL for r in ("classic", "colorwars")] + [(4, 4, "colorwars")]
+    for w, h, rules in jobs:
+        ab = colorwars.solve(w, h, rules=rules, cache=False)
+        pn = colorwars.prove(w, h, rules=rules, verify=True)
+        if pn.winner != ab.winner or not pn.complete:
+            raise SystemExit(
+                f"{w}x{h} {rules}: alpha-beta says {ab.winner}, proof-number {pn.winner}"
+            )
+        print(f"| {w}x{h} | {rules} | {who(ab.winner)} | {ab.plies} | {ab.positions:,} "
+              f"| {ab.seconds:.2f} | {pn.positions:,} | {pn.seconds:.2f} | {pn.checked:,} "
+              f"| yes |", flush=True)  # fmt: skip
+
+
+def big_boards(seconds: float, memory: str | None, big: bool, classic: bool) -> None:
+    print()
+    print("| board | rules | winner | after the first moves | proof-number positions | s "
+          "| proof (positions) | walked on the reference engine |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
+    jobs: list[tuple[int, int, str, float | None]] = [
+        (4, 5, "colorwars", None),
+        (5, 5, "colorwars", None),
+    ]
+    if classic:
+        jobs += [(w, h, "classic", seconds) for w, h in [(4, 4), (5, 4), (4, 5)]]
+    for w, h, rules, limit in jobs:
+        p = colorwars.prove(w, h, rules=rules, time=limit, memory=memory, verify=True)
+        walked = ""
+        if p.complete and p.checked is not None and p.checked < 300_000:
+            start = time.perf_counter()
+            n = walk_strategy(w, h, rules=rules)
+            walked = f"{n:,} positions, {time.perf_counter() - start:.1f} s"
+        checked = f"{p.checked:,}" if p.checked is not None else "-"
+        print(f"| {w}x{h} | {rules} | {who(p.winner)} | {first_moves(p)} | {p.positions:,} "
+              f"| {p.seconds:.1f} | {checked} | {walked} |", flush=True)  # fmt: skip
+    if big:
+        ab = colorwars.solve(4, 5, rules="colorwars", cache=False)
+        print(f"\n4x5 colorwars by alpha-beta: {who(ab.winner)} in {ab.plies} plies, "
+              f"{ab.positions:,} positions, {ab.seconds:.1f} s")  # fmt: skip
 
 
 def main() -> None:
-    print("| board | rules | winner | plies | positions | seconds | positions/s | line |")
-    print("|---|---|---|---|---|---|---|---|")
-    jobs = [(w, h, r) for w, h in BOARDS for r in ("classic", "colorwars")] + [(4, 4, "colorwars")]
-    if "--big" in sys.argv:
-        jobs.append((4, 5, "colorwars"))
-    for w, h, rules in jobs:
-        s = colorwars.solve(w, h, rules=rules, cache=False)
-        winner = "a (first)" if s.winner == 0 else "b (second)"
-        rate = s.positions / s.seconds if s.seconds > 0 else 0
-        print(f"| {w}x{h} | {rules} | {winner} | {s.plies} | {s.positions:,} | {s.seconds:.2f} "
-              f"| {rate:,.0f} | {' '.join(s.line_names())} |", flush=True)  # fmt: skip
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--time", type=float, default=600.0, help="seconds per classic board")
+    parser.add_argument("--memory", help="the proof table's size, e.g. 8G")
+    parser.add_argument("--big", action="store_true", help="also 4x5 colorwars by alpha-beta")
+    parser.add_argument("--skip-classic", action="store_true", help="no 4x4/5x4/4x5 classic")
+    args = parser.parse_args()
+    small_boards()
+    big_boards(args.time, args.memory, args.big, not args.skip_classic)
 
 
 if __name__ == "__main__":

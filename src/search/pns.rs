@@ -496,6 +496,11 @@ impl<'a, B: Bits> Prover<'a, B> {
                 return;
             }
             let ckey = self.key(&child);
+            // Moves that are mirror images of one another (the position is symmetric) lead to
+            // one child: counting it once keeps the disproof number honest.
+            if expanded.iter().any(|e| e.1 == ckey) {
+                return;
+            }
             self.table.prefetch(ckey);
             // Order: the moves that leave the mover the most orbs first (ties go to them).
             expanded.push((u32::MAX - child.orbs(mover), ckey, child));

@@ -1,0 +1,141 @@
+"""How often each player picks a winning move, measured against the truth.
+
+Positions are sampled from varied games (random, greedy and MCTS(200) play mixed, each game's
+players drawn at random) on boards the project has solved: 3x4 classic, 4x4 and 4x5 colorwars
+(and 4x4 classic with --classic44, once it is solved). A position is kept when the player to
+move has a winning move and not every move wins. The truth is exact: every legal move's
+position is proven by proof-number search (`colorwars.prove`, whose results the tests check
+against the alpha-beta solver and on the reference engine), one proof table per board shared
+by all its positions.
+
+For each player: the share of positions where it picks a winning move, with a 95% Wilson
+interval, and its mean time per move.
+
+    python benchmarks/ai_accuracy.py [--positions 1000] [--seed 0] [--players LIST] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import colorwars
+from colorwars import _core
+from colorwars.players import MCTS, AlphaBeta, Greedy, Random, native_game
+from colorwars.statistics import wilson_interval
+
+BOARDS = [(3, 4, "classic"), (4, 4, "colorwars"), (4, 5, "colorwars")]
+
+
+class Truth:
+    """Which moves win, for one board: every child proven, proofs shared between positions.
+    A child not proven within ``limit`` seconds makes the position unknown (it is skipped and
+    counted: some positions after a blunder are hard to prove)."""
+
+    def __init__(self, memory: int = 1 << 30, limit: float = 10.0) -> None:
+        self.table = _core.ProofTable(memory)
+        self.limit = limit
+        self.skipped = 0
+
+    def winning(self, game: colorwars.Game) -> tuple[list[int], list[int]] | None:
+        """(winning moves, all legal moves) for the player to move; None if unknown."""
+        mover = game.to_move
+        wins = []
+        legal = game.legal_moves()
+        for cell in legal:
+            child = game.copy()
+            child.play(cell)
+            if child.winner is not None:
+                winner = child.winner
+            else:
+                winner = _core.prove(native_game(child), self.table, self.limit)[0]
+                if winner is None:
+                    self.skipped += 1
+                    return None
+            if winner == mover:
+                wins.append(cell)
+        return wins, legal
+
+
+def sample(
+    width: int, height: int, rules: str, count: int, rng: random.Random, truth: Truth
+) -> list[tuple[str, list[int]]]:
+    """``count`` positions (notation, winning moves) from varied games."""
+    makers: list[Callable[[int], Any]] = [
+        lambda s: Random(seed=s),
+        lambda s: Greedy(seed=s),
+        lambda s: MCTS(simulations=200, seed=s),
+    ]
+    out: list[tuple[str, list[int]]] = []
+    seen: set[str] = set()
+    while len(out) < count:
+        seats = [rng.choice(makers)(rng.randrange(1 << 30)) for _ in range(2)]
+        game = colorwars.Game(width, height, rules=rules)
+        while game.winner is None and len(out) < count:
+            text = game.to_text()
+            if text not in seen:
+                seen.add(text)
+                known = truth.winning(game)
+                if known is not None and known[0] and len(known[0]) < len(known[1]):
+                    out.append((text, known[0]))
+            game.play(seats[game.to_move].choose(game))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--positions", type=int, default=1000, help="in all (split by board)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="120 positions, fewer players")
+    parser.add_argument("--classic44", action="store_true", help="add 4x4 classic")
+    args = parser.parse_args()
+    total = 120 if args.quick else args.positions
+    boards = BOARDS + ([(4, 4, "classic")] if args.classic44 else [])
+    rng = random.Random(args.seed)
+    players: list[Any] = [
+        Greedy(),
+        AlphaBeta(depth=3),
+        AlphaBeta(depth=5),
+        MCTS(simulations=1000),
+    ]
+    if not args.quick:
+        players.append(MCTS(simulations=10_000))
+    per_board = -(-total // len(boards))
+    positions: dict[tuple[int, int, str], list[tuple[str, list[int]]]] = {}
+    for w, h, rules in boards:
+        start = time.perf_counter()
+        truth = Truth()
+        positions[(w, h, rules)] = sample(w, h, rules, per_board, rng, truth)
+        print(f"{w}x{h} {rules}: {per_board} positions sampled and valued exactly in "
+              f"{time.perf_counter() - start:.1f} s ({truth.skipped} skipped: a move not "
+              f"proven in {truth.limit:.0f} s)", flush=True)  # fmt: skip
+    print()
+    print("| player | board | winning move picked | 95% interval | ms per move |")
+    print("|---|---|---|---|---|")
+    for player in players:
+        hits_all = n_all = 0
+        secs_all = 0.0
+        for (w, h, rules), items in positions.items():
+            hits = 0
+            start = time.perf_counter()
+            for text, wins in items:
+                game = colorwars.Game.from_text(text)
+                hits += player.choose(game) in wins
+            secs = time.perf_counter() - start
+            lo, hi = wilson_interval(hits, len(items))
+            print(f"| {player.name} | {w}x{h} {rules} | {hits}/{len(items)}, "
+                  f"{hits / len(items):.1%} | {lo:.1%} - {hi:.1%} "
+                  f"| {1000 * secs / len(items):.2f} |", flush=True)  # fmt: skip
+            hits_all += hits
+            n_all += len(items)
+            secs_all += secs
+        lo, hi = wilson_interval(hits_all, n_all)
+        print(f"| {player.name} | all | {hits_all}/{n_all}, {hits_all / n_all:.1%} "
+              f"| {lo:.1%} - {hi:.1%} | {1000 * secs_all / n_all:.2f} |", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
