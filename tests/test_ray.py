@@ -114,3 +114,31 @@ def test_prove_on_ray_equals_native(cluster: Any, tmp_path: Path) -> None:
     resumed = colorwars.prove(3, 4, rules="classic", checkpoint=path)
     assert resumed.moves == local.moves
     assert resumed.positions == remote.positions
+
+
+def test_tournament_and_openings_on_ray_equal_local(cluster: Any) -> None:
+    """Each match a Ray task: the same games as the native batch, game for game."""
+    from colorwars import ai
+
+    kw: dict[str, Any] = {"width": 4, "height": 4, "rules": "classic", "seed": 5}
+    players = ["random", "greedy", "alphabeta:2"]
+    local = ai.tournament(players, 10, **kw)
+    seen: list[tuple[int, int]] = []
+    remote = ai.tournament(
+        players, 10, **kw, backend="ray", progress=lambda d, t: seen.append((d, t))
+    )
+    assert np.array_equal(local.wins, remote.wins)
+    assert np.array_equal(local.games, remote.games)
+    assert seen[-1] == (30, 30)
+    rates, counts = ai.opening_win_rates("greedy", "random", 4, **kw)
+    r_rates, r_counts = ai.opening_win_rates("greedy", "random", 4, **kw, backend="ray")
+    assert np.array_equal(rates, r_rates)
+    assert np.array_equal(counts, r_counts)
+
+
+def test_cli_tournament_on_ray(cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from colorwars.cli import main
+
+    argv = ["tournament", "--policies", "random,greedy", "--games", "6", "--backend", "ray"]
+    assert main(argv) == 0
+    assert "round robin" in capsys.readouterr().out

@@ -427,7 +427,7 @@ ENTRIES: dict[str, Entry] = {
                 "memory": "1M",
                 "split": True,
                 "verify": False,
-                "backend": "native",
+                "backend": "local",
             },
             [
                 *_sizes(cap=3),
@@ -436,7 +436,7 @@ ENTRIES: dict[str, Entry] = {
                 Arg("memory", "any"),
                 Arg("split", "any"),
                 Arg("verify", "any"),
-                Arg("backend", "choice", choices=("native", "ray")),
+                Arg("backend", "choice", choices=("local", "ray")),
             ],
             batch=6,
             skip=lambda name, value: (

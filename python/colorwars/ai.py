@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from colorwars import _core
 from colorwars import _validate as check
-from colorwars.errors import InvalidPolicyError
+from colorwars.errors import ConfigError, InvalidPolicyError
 from colorwars.players import (
     MCTS,
     AlphaBeta,
@@ -54,6 +54,14 @@ __all__ = [
 
 # Bytes a game's results take (native summary, arrays, conversions), for the memory check.
 GAME_BYTES = 64
+
+
+def _backend(backend: object, address: object) -> tuple[str, str | None]:
+    """The backend (``"local"`` or ``"ray"``) and the Ray cluster's address, if any."""
+    backend = check.choice(backend, "backend", ("local", "ray"))
+    if address is not None and (not isinstance(address, str) or backend != "ray"):
+        check.fail(ConfigError, "address", address, "expected an address text with backend='ray'")
+    return backend, address
 
 
 def _players_list(players: object, what: str) -> list[Player]:
@@ -117,12 +125,56 @@ def _batch(
     config: GameConfig,
     threads: int,
     progress: Callable[[int, int], object] | None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Plays the matches side by side on the native pool: each exactly as ``match`` would."""
+    """Plays the matches side by side on the native pool, or one Ray task per match: each
+    exactly as ``match`` would, whichever the backend."""
     total = sum(job.games for job in jobs)
     check.memory(total * GAME_BYTES, f"{len(jobs)} matches of {total:,} games")
+    if backend == "ray":
+        return _batch_on_ray(jobs, config, progress, address, total)
     callback = native_progress(progress, total)
     return _core.play_matches(config, jobs, threads=threads, progress=callback)
+
+
+def _play_job(config: GameConfig, seats: list[NativeSpec], games: int, seed: int,
+              first_move: int | None) -> dict[str, Any]:  # fmt: skip
+    """One match, in a Ray task, on all the cores of its node."""
+    return _core.play_match(config, seats, games, seed, first_move=first_move, threads=0)
+
+
+def _batch_on_ray(
+    jobs: list[MatchJob],
+    config: GameConfig,
+    progress: Callable[[int, int], object] | None,
+    address: str | None,
+    total: int,
+) -> list[dict[str, Any]]:
+    from colorwars.distributed import _cluster
+    from colorwars.errors import ShardError
+
+    with _cluster(address) as ray:
+        task = ray.remote(_play_job).options(max_retries=3, retry_exceptions=True)
+        pending = {
+            task.remote(config, job.seats, job.games, job.seed, job.first_move): k
+            for k, job in enumerate(jobs)
+        }
+        results: dict[int, dict[str, Any]] = {}
+        done = 0
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            k = pending.pop(ready[0])
+            try:
+                results[k] = ray.get(ready[0])
+            except Exception as e:
+                for other in pending:
+                    ray.cancel(other)
+                raise ShardError(f"match {k} failed on Ray after 3 retries: {e}") from None
+            done += jobs[k].games
+            if progress is not None:
+                progress(done, total)
+    return [results[k] for k in range(len(jobs))]
 
 
 @dataclass
@@ -150,10 +202,13 @@ def tournament(
     seed: int = 0,
     threads: int = 0,
     progress: Callable[[int, int], object] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> TournamentResult:
     """A round robin: every pair plays ``games_per_pair`` games, half with each seat first,
     all matches in one native batch on all cores. ``progress(games_done, games)`` is called
-    about ten times a second; Ctrl-C stops it."""
+    about ten times a second; Ctrl-C stops it. ``backend="ray"`` plays each match as a Ray
+    task (on the cluster at ``address``, or a local one): the same games, game for game."""
     rules = resolve(rules)
     players = _players_list(players, "players")
     n = len(players)
@@ -165,6 +220,7 @@ def tournament(
     games_per_pair = check.games(games_per_pair)
     seed = check.seed(seed)
     threads = check.threads(threads)
+    backend, address = _backend(backend, address)
     # Every match (each pair, both seats) with its own seed, all in one native batch.
     pairs: list[tuple[int, int]] = []
     jobs: list[MatchJob] = []
@@ -176,7 +232,8 @@ def tournament(
                 pair_seed = (seed + 7919 * (i * n + j) + k) % 2**64
                 pairs.append((a, b))
                 jobs.append(MatchJob([players[a], players[b]], count, pair_seed))
-    results = _batch(jobs, check.config(width, height, 2, rules), threads, progress)
+    config = check.config(width, height, 2, rules)
+    results = _batch(jobs, config, threads, progress, backend, address)
     wins = np.zeros((n, n))
     games = np.zeros((n, n))
     for (a, b), job, r in zip(pairs, jobs, results, strict=True):
@@ -200,22 +257,27 @@ def opening_win_rates(
     seed: int = 0,
     threads: int = 0,
     progress: Callable[[int, int], object] | None = None,
+    backend: str = "local",
+    address: str | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """The first player's win rate for each opening cell (shape ``(height, width)``), the
     first move forced to that cell and the rest played by ``first`` and ``second``; with the
     number of games per cell. Every cell's games run in one native batch on all cores;
-    ``progress(games_done, games)`` is called about ten times a second."""
+    ``progress(games_done, games)`` is called about ten times a second; ``backend="ray"``
+    plays each cell's games as a Ray task (the same games)."""
     rules = resolve(rules)
     width, height = check.size(width, height)
     seats = seat_players([first, second], 2)
     games_per_cell = check.games(games_per_cell)
     seed = check.seed(seed)
     threads = check.threads(threads)
+    backend, address = _backend(backend, address)
     jobs = [
         MatchJob(seats, games_per_cell, (seed + cell) % 2**64, first_move=cell)
         for cell in range(width * height)
     ]
-    results = _batch(jobs, check.config(width, height, 2, rules), threads, progress)
+    config = check.config(width, height, 2, rules)
+    results = _batch(jobs, config, threads, progress, backend, address)
     rates = np.zeros(width * height)
     counts = np.zeros(width * height, dtype=np.int64)
     for cell, r in enumerate(results):

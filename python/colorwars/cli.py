@@ -265,7 +265,7 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
 
     width, height = args.size
     long_run = (args.time, args.memory, args.checkpoint) != (None, None, None)
-    if args.method == "pn" or long_run or args.backend != "native":
+    if args.method == "pn" or long_run or args.backend != "local":
         return _prove(args, console)
     solution = solve(
         width, height, rules=args.rules, max_depth=args.max_depth, cache=not args.no_cache
@@ -324,8 +324,9 @@ def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
     players = _players(args.policies)
     with _Bar(console, "matches") as bar:
         result = tournament(
-            players, args.games, width, height, args.rules, args.seed, args.threads, progress=bar
-        )
+            players, args.games, width, height, args.rules, args.seed, args.threads,
+            progress=bar, backend=args.backend, address=args.address,
+        )  # fmt: skip
     table = Table(
         title=Text(
             f"round robin, {width}x{height} {result.rules.name}, {args.games} games per pair "
@@ -375,7 +376,8 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
         writable_output(args.png, (".png",))
     with _Bar(console, "opening cells") as bar:
         rates, counts = opening_win_rates(first, second, args.games, width, height, args.rules,
-                                          args.seed, args.threads, progress=bar)  # fmt: skip
+                                          args.seed, args.threads, progress=bar,
+                                          backend=args.backend, address=args.address)  # fmt: skip
     console.print(
         Text(
             f"first player's win rate by opening cell, {width}x{height} {args.rules}, "
@@ -546,8 +548,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve.add_argument(
         "--backend",
-        choices=("native", "ray"),
-        default="native",
+        choices=("local", "ray"),
+        default="local",
         help="pn: prove the first-move groups here or as Ray tasks",
     )
     solve.add_argument("--address", help="with --backend ray: the cluster (default: start one)")
@@ -561,6 +563,13 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--rules", default="colorwars", help="colorwars, classic or OPENING+BURST")
     common.add_argument("--seed", type=int, default=0, help="the run's seed (0)")
     common.add_argument("--threads", type=int, default=0, help="0 for all cores (0)")
+    common.add_argument(
+        "--backend",
+        choices=("local", "ray"),
+        default="local",
+        help="play here on all cores, or each match as a Ray task (the same games)",
+    )
+    common.add_argument("--address", help="with --backend ray: the cluster (default: start one)")
     players_help = "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH]"
     tour = sub.add_parser(
         "tournament",

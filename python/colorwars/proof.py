@@ -50,8 +50,9 @@ def default_memory(cells: int) -> int:
 
 
 MAGIC = b"colorwars-proofs 1\n"
-#: Proofs whose search took fewer positions are not saved (they are quickly found again).
-SAVE_MIN_WORK = 8
+#: Proofs whose search took fewer positions (immediate wins) are not saved: they are found again
+#: at once.
+SAVE_MIN_WORK = 2
 FIRST_SLICE = 5.0
 
 
@@ -206,7 +207,7 @@ def prove(
     checkpoint: str | os.PathLike[str] | None = None,
     split: bool = True,
     verify: bool = False,
-    backend: str = "native",
+    backend: str = "local",
     address: str | None = None,
     progress: Callable[[str, int], object] | None = None,
 ) -> Proof:
@@ -236,7 +237,7 @@ def prove(
     )
     split = check.flag(split, "split")
     verify = check.flag(verify, "verify")
-    backend = check.choice(backend, "backend", ("native", "ray"))
+    backend = check.choice(backend, "backend", ("local", "ray"))
     path = None if checkpoint is None else Path(os.fspath(checkpoint))
     table = _core.ProofTable(nbytes)
     record = _load(path, position, table) if path is not None else {}
