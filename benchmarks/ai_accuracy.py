@@ -95,14 +95,16 @@ def main() -> None:
     total = 120 if args.quick else args.positions
     boards = BOARDS + ([(4, 4, "classic")] if args.classic44 else [])
     rng = random.Random(args.seed)
-    players: list[Any] = [
-        Greedy(),
-        AlphaBeta(depth=3),
-        AlphaBeta(depth=5),
-        MCTS(simulations=1000),
+    players: list[tuple[str, Any]] = [
+        ("greedy", Greedy()),
+        ("alphabeta(3)", AlphaBeta(depth=3)),
+        ("alphabeta(5)", AlphaBeta(depth=5)),
+        ("mcts(1000) without the solver", MCTS(simulations=1000, solver=False)),
+        ("mcts(1000)", MCTS(simulations=1000)),
     ]
     if not args.quick:
-        players.append(MCTS(simulations=10_000))
+        players.append(("mcts(10000) without the solver", MCTS(simulations=10_000, solver=False)))
+        players.append(("mcts(10000)", MCTS(simulations=10_000)))
     per_board = -(-total // len(boards))
     positions: dict[tuple[int, int, str], list[tuple[str, list[int]]]] = {}
     for w, h, rules in boards:
@@ -115,7 +117,7 @@ def main() -> None:
     print()
     print("| player | board | winning move picked | 95% interval | ms per move |")
     print("|---|---|---|---|---|")
-    for player in players:
+    for label, player in players:
         hits_all = n_all = 0
         secs_all = 0.0
         for (w, h, rules), items in positions.items():
@@ -126,14 +128,14 @@ def main() -> None:
                 hits += player.choose(game) in wins
             secs = time.perf_counter() - start
             lo, hi = wilson_interval(hits, len(items))
-            print(f"| {player.name} | {w}x{h} {rules} | {hits}/{len(items)}, "
+            print(f"| {label} | {w}x{h} {rules} | {hits}/{len(items)}, "
                   f"{hits / len(items):.1%} | {lo:.1%} - {hi:.1%} "
                   f"| {1000 * secs / len(items):.2f} |", flush=True)  # fmt: skip
             hits_all += hits
             n_all += len(items)
             secs_all += secs
         lo, hi = wilson_interval(hits_all, n_all)
-        print(f"| {player.name} | all | {hits_all}/{n_all}, {hits_all / n_all:.1%} "
+        print(f"| {label} | all | {hits_all}/{n_all}, {hits_all / n_all:.1%} "
               f"| {lo:.1%} - {hi:.1%} | {1000 * secs_all / n_all:.2f} |", flush=True)  # fmt: skip
 
 

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use rayon::prelude::*;
 
-use crate::ai::{choose_move, mcts_analysis, MatchSpec, Player};
+use crate::ai::{choose_move, mcts_analysis, MatchSpec, MctsParams, Player};
 use crate::bits::Bits;
 use crate::control::{watch, Control};
 use crate::error::Error;
@@ -91,6 +91,7 @@ struct NativeSpec {
     c: f64,
     threads: usize,
     greedy: f64,
+    solver: bool,
 }
 
 impl NativeSpec {
@@ -108,13 +109,14 @@ impl NativeSpec {
         let player = match self.kind.as_str() {
             "random" => Player::Random,
             "greedy" => Player::Greedy,
-            "mcts" => Player::Mcts {
+            "mcts" => Player::Mcts(MctsParams {
                 simulations: self.simulations,
                 time,
                 c: self.c,
                 threads: self.threads,
                 greedy: self.greedy,
-            },
+                solver: self.solver,
+            }),
             "alphabeta" => Player::AlphaBeta {
                 depth: self.depth,
                 time,
@@ -737,24 +739,18 @@ fn ai_analyse(
 ) -> PyResult<(Vec<MoveRow>, u64)> {
     let position = game.borrow().inner.without_history();
     let cfg = *position.cfg();
-    let Player::Mcts {
-        simulations,
-        time,
-        c,
-        threads,
-        greedy,
-    } = player.check(&cfg)?
-    else {
+    let Player::Mcts(params) = player.check(&cfg)? else {
         return Err(Error::InvalidPolicy("only MCTS players analyse positions".into()).into());
     };
     if let Some(w) = position.winner() {
         return Err(Error::GameOver { winner: w as u8 }.into());
     }
-    let ((stats, sims), _) = watched(py, None, 0.05, |control| {
-        with_game!(&position, g => mcts_analysis(
-            g.geo(), &cfg, g.pos(), simulations, time, c, threads, greedy, seed, control,
-        ))
-    })?;
+    let ((stats, sims), _) = watched(
+        py,
+        None,
+        0.05,
+        |control| with_game!(&position, g => mcts_analysis(g.geo(), &cfg, g.pos(), &params, seed, control)),
+    )?;
     Ok((
         stats.iter().map(|s| (s.cell, s.visits, s.reward)).collect(),
         sims,

@@ -104,7 +104,7 @@ pub fn choose<B: Bits>(
     match player {
         // The search players share this arm rather than panic in one of their own: even a
         // cold panicking arm measurably slowed the loop (the debug_assert catches misuse).
-        Player::Random | Player::Mcts { .. } | Player::AlphaBeta { .. } => {
+        Player::Random | Player::Mcts(_) | Player::AlphaBeta { .. } => {
             legal.pick(|n| rng.random_range(0..n)).unwrap_or(0)
         }
         Player::Greedy => {

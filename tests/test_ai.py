@@ -311,7 +311,7 @@ def test_tournament_and_openings_batches_play_the_matches_match_would() -> None:
 
 def test_mcts_analysis_reports_every_legal_move() -> None:
     g = colorwars.Game.from_text("3x3 classic 2 1a2b./.../... a ab - 3")
-    player = ai.MCTS(simulations=400, seed=3)
+    player = ai.MCTS(simulations=400, seed=3, solver=False)
     moves = player.analyse(g)
     assert [m.cell for m in moves] == g.legal_moves()
     assert sum(m.visits for m in moves) == 400
@@ -405,3 +405,34 @@ def test_a_time_budget_alone_is_honoured() -> None:
     assert d.seconds < 3.0  # depth 30 is far beyond 0.2 s: the time stops it
     assert ai.AlphaBeta().depth == 4
     assert ai.AlphaBeta(time=1.0).depth == 64
+
+
+def test_mcts_solver_plays_a_proven_win_and_stops_searching() -> None:
+    """MCTS-Solver: a1 wins at once (it takes b's only cell); the win is proven in the tree,
+    the search stops there and the move is played."""
+    g = colorwars.Game.from_text("3x3 classic 2 1a2b./.../... a ab - 3")
+    d = ai.MCTS(simulations=100_000, seed=3).search(g)
+    assert d.cell == 0
+    assert d.work < 1000
+    # Without the solver the whole budget is spent.
+    assert ai.MCTS(simulations=2000, seed=3, solver=False).search(g).work == 2000
+
+
+def test_mcts_never_plays_into_a_short_forced_loss() -> None:
+    """Positions where some moves win and some lose: MCTS (with the solver, which ranks
+    proven wins first and proven losses last) never picks a move whose forced result is at
+    most 4 plies away unless it wins (checked against the exact solver)."""
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(30):
+        g = colorwars.Game(3, 3, rules="classic")
+        while g.winner is None:
+            exact = colorwars.solve(g)
+            wins = exact.winning_moves()
+            if wins and len(wins) < len(g.legal_moves()):
+                move = ai.MCTS(simulations=3000, seed=int(rng.integers(1 << 30))).choose(g)
+                checked += 1
+                if exact.moves[move][1] <= 4:  # a short forced result: the tree proves it
+                    assert move in wins, (g.to_text(), move)
+            g.play(int(rng.choice(g.legal_moves())))
+    assert checked > 20

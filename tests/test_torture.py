@@ -309,7 +309,15 @@ ENTRIES: dict[str, Entry] = {
         Entry(
             "ai.MCTS",
             ai.MCTS,
-            {"simulations": 50, "time": None, "c": 0.7, "threads": 1, "seed": 0, "greedy": 1.0},
+            {
+                "simulations": 50,
+                "time": None,
+                "c": 0.7,
+                "threads": 1,
+                "seed": 0,
+                "greedy": 1.0,
+                "solver": True,
+            },
             [
                 Arg("simulations", "optint", 1, None),
                 Arg("time", "optnum", 0, None, lo_open=True),
@@ -317,6 +325,7 @@ ENTRIES: dict[str, Entry] = {
                 Arg("threads", "int", 1, None),
                 SEED,
                 Arg("greedy", "num", 0, 1),
+                Arg("solver", "any"),
             ],
             after=_after_player,
         ),

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+import numpy as np
+
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars.errors import GameOverError, InvalidPolicyError
@@ -51,6 +53,7 @@ class NativeSpec:
     c: float = 0.0
     threads: int = 1
     greedy: float = 0.0
+    solver: bool = False
 
 
 class MoveValue(NamedTuple):
@@ -189,6 +192,9 @@ class MCTS(_Base):
     greedy: float = 1.0
     """The share of playout moves chosen greedily instead of at random (0 to 1): greedy
     ("heavy") playouts make a far stronger player than random ones at the same budget."""
+    solver: bool = True
+    """MCTS-Solver (two players): wins and losses proven in the tree propagate up it; a
+    proven win is played at once and a proven loss avoided while anything else remains."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -199,6 +205,8 @@ class MCTS(_Base):
         check.threads(self.threads, low=1, error=InvalidPolicyError)
         check.number(self.greedy, "greedy share", 0.0, 1.0, InvalidPolicyError)
         check.number(self.c, "c", 0.0, check.MAX_C, InvalidPolicyError)
+        if not isinstance(self.solver, bool | np.bool_):
+            check.fail(InvalidPolicyError, "solver", self.solver, "expected True or False")
 
     @property
     def name(self) -> str:
@@ -224,6 +232,7 @@ class MCTS(_Base):
             c=float(self.c),
             threads=int(self.threads),
             greedy=float(self.greedy),
+            solver=bool(self.solver),
         )
 
 

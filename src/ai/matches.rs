@@ -112,13 +112,14 @@ mod tests {
     fn choices_are_deterministic() {
         let cfg = Config::new(5, 5, 3, Rules::COLORWARS, 0).unwrap();
         let geo = Geometry::<u64>::new(5, 5);
-        let mcts = Player::Mcts {
+        let mcts = Player::Mcts(crate::ai::MctsParams {
             simulations: 200,
             time: None,
             c: 1.0,
             threads: 2,
             greedy: 0.5,
-        };
+            solver: true,
+        });
         let m = MatchSpec {
             seats: vec![mcts, Player::Greedy, Player::Random],
             seed: 9,

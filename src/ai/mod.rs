@@ -5,7 +5,7 @@ mod matches;
 mod mcts;
 
 pub use matches::{play_match, MatchSpec};
-pub use mcts::{mcts, mcts_analysis, MoveStats};
+pub use mcts::{mcts, mcts_analysis, MctsParams, MoveStats};
 
 use std::time::{Duration, Instant};
 
@@ -27,16 +27,8 @@ pub enum Player {
     Random,
     /// The move after whose cascade the mover holds the most orbs; ties broken at random.
     Greedy,
-    /// UCT with random playouts. `simulations` per move (or until `time` runs out when set),
-    /// exploration constant `c`, root parallelism over `threads` trees.
-    /// `greedy` is the share of playout moves chosen greedily (the rest are random).
-    Mcts {
-        simulations: u32,
-        time: Option<Duration>,
-        c: f64,
-        threads: usize,
-        greedy: f64,
-    },
+    /// UCT with playouts; see `MctsParams`.
+    Mcts(MctsParams),
     /// Iterative-deepening negamax with a transposition table (two players).
     AlphaBeta { depth: i32, time: Option<Duration> },
 }
@@ -47,7 +39,7 @@ impl Player {
         match self {
             Player::Random => "random",
             Player::Greedy => "greedy",
-            Player::Mcts { .. } => "mcts",
+            Player::Mcts(_) => "mcts",
             Player::AlphaBeta { .. } => "alphabeta",
         }
     }
@@ -55,13 +47,14 @@ impl Player {
     /// Checks the player's settings, and that it can play a game of `cfg`.
     pub fn check(&self, cfg: &Config) -> Result<()> {
         match *self {
-            Player::Mcts {
+            Player::Mcts(MctsParams {
                 simulations,
                 c,
                 threads,
                 time,
                 greedy,
-            } => {
+                ..
+            }) => {
                 if !(0.0..=1.0).contains(&greedy) {
                     return Err(Error::InvalidPolicy(format!(
                         "MCTS greedy playout share {greedy}: allowed are 0 to 1"
@@ -117,24 +110,7 @@ pub fn choose_move<B: Bits>(
             choose(geo, cfg, pos, legal, Player::Greedy, rng),
             legal.count() as u64,
         ),
-        Player::Mcts {
-            simulations,
-            time,
-            c,
-            threads,
-            greedy,
-        } => mcts(
-            geo,
-            cfg,
-            pos,
-            simulations,
-            time,
-            c,
-            threads,
-            greedy,
-            seed,
-            control,
-        ),
+        Player::Mcts(params) => mcts(geo, cfg, pos, &params, seed, control),
         Player::AlphaBeta { depth, time } => {
             let deadline = time.map(|t| Instant::now() + t);
             let (m, _, positions) = alphabeta_move(geo, cfg, pos, depth, deadline, control)?;
@@ -175,13 +151,14 @@ mod tests {
     #[test]
     fn mcts_beats_random() {
         let cfg = Config::new(4, 4, 2, Rules::COLORWARS, 0).unwrap();
-        let mcts = Player::Mcts {
+        let mcts = Player::Mcts(MctsParams {
             simulations: 300,
             time: None,
             c: 1.4,
             threads: 1,
             greedy: 0.0,
-        };
+            solver: false,
+        });
         let (w, n) = wins(&cfg, mcts, Player::Random, 40);
         assert!(w >= 36, "MCTS won {w} of {n}");
     }
