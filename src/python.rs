@@ -903,11 +903,7 @@ fn solve_position(
     max_depth: i32,
     moves: bool,
 ) -> PyResult<Option<PositionSolution>> {
-    let position = game.borrow().inner.without_history();
-    let cfg = *position.cfg();
-    if cfg.players != 2 {
-        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
-    }
+    let (position, cfg) = two_player_position(game)?;
     let max_depth = max_depth.clamp(1, 10_000);
     let (found, seconds) = watched(py, None, 0.05, |control| {
         with_game!(&position, g => {
@@ -1009,6 +1005,17 @@ impl PyProofTable {
     }
 }
 
+/// A copy of a two-player game's position (no history) and its configuration, for the
+/// solvers.
+fn two_player_position(game: &Bound<'_, NativeGame>) -> PyResult<(AnyGame, Config)> {
+    let position = game.borrow().inner.without_history();
+    let cfg = *position.cfg();
+    if cfg.players != 2 {
+        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
+    }
+    Ok((position, cfg))
+}
+
 /// What `prove` returns: (winner or None, line, positions, seconds, and with `verify` the
 /// positions of the checked proof, None if unchecked or the check failed).
 type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>);
@@ -1027,11 +1034,7 @@ fn prove(
     interval: f64,
     verify: bool,
 ) -> PyResult<ProveResult> {
-    let position = game.borrow().inner.without_history();
-    let cfg = *position.cfg();
-    if cfg.players != 2 {
-        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
-    }
+    let (position, cfg) = two_player_position(game)?;
     let table = table.borrow();
     let inner = &table.inner;
     let deadline = seconds
@@ -1076,11 +1079,7 @@ fn proven_move(
     game: &Bound<'_, NativeGame>,
     table: &Bound<'_, PyProofTable>,
 ) -> PyResult<Option<usize>> {
-    let position = game.borrow().inner.without_history();
-    let cfg = *position.cfg();
-    if cfg.players != 2 {
-        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
-    }
+    let (position, cfg) = two_player_position(game)?;
     let table = table.borrow();
     let inner = &table.inner;
     let (found, _) = watched(py, None, 0.05, |control| {

@@ -309,6 +309,12 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
     return 0 if proof.winner is not None or proof.complete else 3
 
 
+def _backend_flags(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--backend local|ray`` and ``--address`` (the Ray cluster), as every command has them."""
+    parser.add_argument("--backend", choices=("local", "ray"), default="local", help=what)
+    parser.add_argument("--address", help="with --backend ray: the cluster (default: start one)")
+
+
 def _players(text: str) -> list[Any]:
     from colorwars.ai import parse_player
 
@@ -510,13 +516,9 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--record", action="store_true", help="with a .json output: include every game's moves"
     )
-    sim.add_argument(
-        "--backend",
-        choices=("local", "ray"),
-        default="local",
-        help="local (this machine) or ray (shards on a Ray cluster; pip install 'colorwars[ray]')",
+    _backend_flags(
+        sim, "local (this machine) or ray (shards on a Ray cluster; pip install 'colorwars[ray]')"
     )
-    sim.add_argument("--address", help="with --backend ray: the cluster (default: start one)")
     sim.add_argument("--shards", type=int, help="with --backend ray: how many shards")
     sim.add_argument("--json", action="store_true", help="print the summary as JSON")
     sim.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -542,17 +544,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="alphabeta (exact length) or pn (proof-number search: the winner)",
     )
     solve.add_argument("--time", type=float, help="pn: stop after this many seconds")
-    solve.add_argument("--memory", help="pn: the proof table's size, e.g. 8G (default 4G)")
+    solve.add_argument(
+        "--memory", help="pn: the proof table's size, e.g. 8G (default by board, 16M to 4G)"
+    )
     solve.add_argument(
         "--checkpoint", help="pn: keep proofs and results in FILE; a run resumes from it"
     )
-    solve.add_argument(
-        "--backend",
-        choices=("local", "ray"),
-        default="local",
-        help="pn: prove the first-move groups here or as Ray tasks",
-    )
-    solve.add_argument("--address", help="with --backend ray: the cluster (default: start one)")
+    _backend_flags(solve, "pn: prove the first-move groups here or as Ray tasks")
     solve.add_argument(
         "--no-split", action="store_true", help="pn: prove the position, not each first move"
     )
@@ -563,13 +561,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--rules", default="colorwars", help="colorwars, classic or OPENING+BURST")
     common.add_argument("--seed", type=int, default=0, help="the run's seed (0)")
     common.add_argument("--threads", type=int, default=0, help="0 for all cores (0)")
-    common.add_argument(
-        "--backend",
-        choices=("local", "ray"),
-        default="local",
-        help="play here on all cores, or each match as a Ray task (the same games)",
-    )
-    common.add_argument("--address", help="with --backend ray: the cluster (default: start one)")
+    _backend_flags(common, "play here on all cores, or each match as a Ray task (the same games)")
     players_help = "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH]"
     tour = sub.add_parser(
         "tournament",
