@@ -294,7 +294,7 @@ def prove(
     try:
         if not groups:
             winner, line, positions, _, root_checked = _core.prove(
-                game, table, left(), report(position), 0.1, verify
+                game, table, left(), report("the position"), 0.1, verify
             )
             total_positions += positions
             root_winner, root_line = winner, line
@@ -325,7 +325,11 @@ def prove(
                             break
                         child = game.copy()
                         child.play(group[0])
-                        name = f"{position} then {_cell_name(game.width, group[0])}"
+                        done = len(groups) - len(open_groups)
+                        name = (
+                            f"after {_cell_name(game.width, group[0])} "
+                            f"({done} of {len(groups)} groups proven, {slice_:.0f} s slices)"
+                        )
                         winner, line, positions, _, checked = _core.prove(
                             child, table, budget, report(name), 0.1, verify
                         )
