@@ -327,7 +327,7 @@ def prove(
                         child.play(group[0])
                         done = len(groups) - len(open_groups)
                         name = (
-                            f"after {_cell_name(game.width, group[0])} "
+                            f"after {game.cell_name(group[0])} "
                             f"({done} of {len(groups)} groups proven, {slice_:.0f} s slices)"
                         )
                         winner, line, positions, _, checked = _core.prove(
@@ -337,7 +337,7 @@ def prove(
                         settle(group[0], winner, line, checked)
                         save()
                     slice_ *= 2
-            mover = _mover(position)
+            mover = game.to_move
             decided = {int(c): w for c, w in results.items() if w is not None}
             wins = [c for c, w in decided.items() if w == mover]
             reps = {g[0] for g in groups}
@@ -409,22 +409,14 @@ def _prove_on_ray(
             except Exception as e:
                 for other in pending:
                     ray.cancel(other)
-                name = _cell_name(game.width, first)
+                name = game.cell_name(first)
                 raise ShardError(f"the Ray task proving after {name} failed: {e}") from None
             table.add_proofs(proofs)
             total += positions
             settle(cell, winner, line, checked)
             if progress is not None:
-                progress(f"group {_cell_name(game.width, cell)} done on Ray", total)
+                progress(f"group {game.cell_name(cell)} done on Ray", total)
     return total
-
-
-def _cell_name(width: int, cell: int) -> str:
-    return f"{column_name(cell % width)}{cell // width + 1}"
-
-
-def _mover(position: str) -> int:
-    return PLAYER_LETTERS.index(position.split()[4])
 
 
 def walk_strategy(target: Any, height: int | None = None, rules: RulesLike = "classic") -> int:
