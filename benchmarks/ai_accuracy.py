@@ -1,9 +1,10 @@
 """How often each player picks a winning move, measured against the truth.
 
 Positions are sampled from varied games (random, greedy and MCTS(200) play mixed, each game's
-players drawn at random) on boards the project has solved: 3x4 classic, 4x4 and 4x5 colorwars
-(and 4x4 classic with --classic44, once it is solved). A position is kept when the player to
-move has a winning move and not every move wins. The truth is exact: every legal move's
+players drawn at random) on boards the project has solved: 3x3 and 3x4 classic, 3x4, 4x4 and
+4x5 colorwars (and 4x4 classic with --classic44: solved, but its positions take long to
+prove). A position is kept when the player to move has a winning move and not every move
+wins. The truth is exact: every legal move's
 position is proven by proof-number search (`colorwars.prove`, whose results the tests check
 against the alpha-beta solver and on the reference engine), one proof table per board shared
 by all its positions.
@@ -11,12 +12,19 @@ by all its positions.
 For each player: the share of positions where it picks a winning move, with a 95% Wilson
 interval, and its mean time per move.
 
-    python benchmarks/ai_accuracy.py [--positions 1000] [--seed 0] [--players LIST] [--quick]
+    python benchmarks/ai_accuracy.py [--positions 1000] [--seed 0] [--quick]
+        [--players greedy,mcts(1000),...] [--cache FILE]
+
+``--cache FILE`` keeps the sampled positions and their winning moves in a JSON file (made on the
+first run, read on the next) so that players can be compared on the same positions without
+proving them again.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import time
 from collections.abc import Callable
@@ -27,7 +35,15 @@ from colorwars import _core
 from colorwars.players import MCTS, AlphaBeta, Greedy, Random, native_game
 from colorwars.statistics import wilson_interval
 
-BOARDS = [(3, 4, "classic"), (4, 4, "colorwars"), (4, 5, "colorwars")]
+BOARDS = [
+    (3, 3, "classic"),
+    (3, 4, "classic"),
+    (3, 4, "colorwars"),
+    (4, 4, "colorwars"),
+    (4, 5, "colorwars"),
+]
+SMALL = 12
+"""Boards of up to this many cells (3x4) make the first summary line of each player."""
 
 
 class Truth:
@@ -91,6 +107,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="120 positions, fewer players")
     parser.add_argument("--classic44", action="store_true", help="add 4x4 classic")
+    parser.add_argument("--players", help="comma-separated labels of the players to run")
+    parser.add_argument("--cache", help="JSON file for the positions (read if present)")
     args = parser.parse_args()
     total = 120 if args.quick else args.positions
     boards = BOARDS + ([(4, 4, "classic")] if args.classic44 else [])
@@ -99,14 +117,34 @@ def main() -> None:
         ("greedy", Greedy()),
         ("alphabeta(3)", AlphaBeta(depth=3)),
         ("alphabeta(5)", AlphaBeta(depth=5)),
-        ("mcts(1000) without the solver", MCTS(simulations=1000, solver=False)),
-        ("mcts(1000)", MCTS(simulations=1000)),
     ]
-    if not args.quick:
-        players.append(("mcts(10000) without the solver", MCTS(simulations=10_000, solver=False)))
-        players.append(("mcts(10000)", MCTS(simulations=10_000)))
+    for n in (1000, 10_000):
+        players += [
+            (f"mcts({n}) plain UCT", MCTS(simulations=n, solver=False, minimax=0.0)),
+            (f"mcts({n}) solver", MCTS(simulations=n, minimax=0.0)),
+            (f"mcts({n})", MCTS(simulations=n)),
+        ]
+    if args.quick and not args.players:
+        players = players[:6]
+    if args.players:
+        wanted = [p.strip() for p in args.players.split(",")]
+        known = {label: player for label, player in players}
+        unknown = [p for p in wanted if p not in known]
+        if unknown:
+            parser.error(f"unknown players {unknown}; known: {', '.join(known)}")
+        players = [(p, known[p]) for p in wanted]
     per_board = -(-total // len(boards))
     positions: dict[tuple[int, int, str], list[tuple[str, list[int]]]] = {}
+    if args.cache and os.path.exists(args.cache):
+        with open(args.cache) as f:
+            for entry in json.load(f):
+                key = (entry["width"], entry["height"], entry["rules"])
+                positions[key] = [(t, list(w)) for t, w in entry["positions"]]
+        print(
+            f"positions read from {args.cache}: "
+            + ", ".join(f"{w}x{h} {r} {len(v)}" for (w, h, r), v in positions.items())
+        )
+        boards = []
     for w, h, rules in boards:
         start = time.perf_counter()
         truth = Truth()
@@ -114,12 +152,15 @@ def main() -> None:
         print(f"{w}x{h} {rules}: {per_board} positions sampled and valued exactly in "
               f"{time.perf_counter() - start:.1f} s ({truth.skipped} skipped: a move not "
               f"proven in {truth.limit:.0f} s)", flush=True)  # fmt: skip
+    if args.cache and boards:
+        with open(args.cache, "w") as f:
+            json.dump([{"width": w, "height": h, "rules": r, "positions": v}
+                       for (w, h, r), v in positions.items()], f)  # fmt: skip
     print()
     print("| player | board | winning move picked | 95% interval | ms per move |")
     print("|---|---|---|---|---|")
     for label, player in players:
-        hits_all = n_all = 0
-        secs_all = 0.0
+        totals = {"up to 3x4": [0, 0, 0.0], "all": [0, 0, 0.0]}
         for (w, h, rules), items in positions.items():
             hits = 0
             start = time.perf_counter()
@@ -131,12 +172,15 @@ def main() -> None:
             print(f"| {label} | {w}x{h} {rules} | {hits}/{len(items)}, "
                   f"{hits / len(items):.1%} | {lo:.1%} - {hi:.1%} "
                   f"| {1000 * secs / len(items):.2f} |", flush=True)  # fmt: skip
-            hits_all += hits
-            n_all += len(items)
-            secs_all += secs
-        lo, hi = wilson_interval(hits_all, n_all)
-        print(f"| {label} | all | {hits_all}/{n_all}, {hits_all / n_all:.1%} "
-              f"| {lo:.1%} - {hi:.1%} | {1000 * secs_all / n_all:.2f} |", flush=True)  # fmt: skip
+            for name in ("up to 3x4", "all") if w * h <= SMALL else ("all",):
+                totals[name][0] += hits
+                totals[name][1] += len(items)
+                totals[name][2] += secs
+        for name, (hits, n, secs) in totals.items():
+            if n:
+                lo, hi = wilson_interval(hits, n)
+                print(f"| **{label}** | **{name}** | **{hits}/{n}, {hits / n:.1%}** "
+                      f"| {lo:.1%} - {hi:.1%} | {1000 * secs / n:.2f} |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -92,6 +92,9 @@ struct NativeSpec {
     threads: usize,
     greedy: f64,
     solver: bool,
+    minimax: f64,
+    cutoff: u32,
+    reuse: bool,
 }
 
 impl NativeSpec {
@@ -116,6 +119,9 @@ impl NativeSpec {
                 threads: self.threads,
                 greedy: self.greedy,
                 solver: self.solver,
+                reuse: self.reuse,
+                minimax: self.minimax,
+                cutoff: self.cutoff,
             }),
             "alphabeta" => Player::AlphaBeta {
                 depth: self.depth,
@@ -713,7 +719,7 @@ fn ai_choose(
     let choose = |control: &Control| {
         with_game!(&position, g => {
             let mut rng = game_rng(seed, zobrist(g.pos(), cfg.players));
-            choose_move(g.geo(), &cfg, g.pos(), &player, &mut rng, seed, control)
+            choose_move(g.geo(), &cfg, g.pos(), &player, &mut rng, seed, control, None)
         })
     };
     let choice = if matches!(player, Player::Random | Player::Greedy) {

@@ -52,6 +52,8 @@ MAX_SIMULATIONS = 10**9
 MAX_DEPTH = 64
 MAX_SECONDS = 1e6
 MAX_C = 1e6
+MAX_CUTOFF = 100_000
+"""Most moves an MCTS playout may run before it is scored by the evaluation."""
 
 __all__ = [
     "MAX_GAMES",

@@ -54,6 +54,9 @@ class NativeSpec:
     threads: int = 1
     greedy: float = 0.0
     solver: bool = False
+    minimax: float = 0.0
+    cutoff: int = 0
+    reuse: bool = False
 
 
 class MoveValue(NamedTuple):
@@ -176,8 +179,11 @@ class Greedy(_Base):
 
 @dataclass(frozen=True)
 class MCTS(_Base):
-    """Monte-Carlo tree search (UCT with native playouts, greedy by default); any number of
-    players, each seat maximising its own result. Budget: ``simulations`` per move (1 to
+    """Monte-Carlo tree search: UCT with native playouts (greedy by default), MCTS-Solver,
+    implicit minimax backups of the evaluation, and transpositions (a position reached by two
+    orders of moves is one node); any number of players, each seat maximising its own result
+    (the solver and the minimax backups need two). ``MCTS(c=0.7, solver=False, minimax=0,
+    reuse=False)`` is the plain UCT of version 0.1. Budget: ``simulations`` per move (1 to
     10**9; 1000 by default), or ``time`` seconds: with a time and no ``simulations`` the search
     thinks for that long (a long playout on a big board stops with it too); with both, it
     stops at whichever comes first.
@@ -186,7 +192,7 @@ class MCTS(_Base):
 
     simulations: int | None = None
     time: float | None = None
-    c: float = 0.7
+    c: float = 0.5
     threads: int = 1
     seed: int = 0
     greedy: float = 1.0
@@ -195,6 +201,16 @@ class MCTS(_Base):
     solver: bool = True
     """MCTS-Solver (two players): wins and losses proven in the tree propagate up it; a
     proven win is played at once and a proven loss avoided while anything else remains."""
+    reuse: bool = True
+    """Native matches (``ai.match``, tournaments): keep the search tree between the seat's
+    moves and start each search from the part below the new position."""
+    minimax: float = 0.3
+    """Implicit minimax backups (two players, 0 to 1): the weight of the evaluation, backed up
+    by negamax through the tree, against the playouts' mean when choosing where to search;
+    0 is the plain UCT."""
+    cutoff: int = 0
+    """Playouts stop after this many moves and score the evaluation (two players; 0 plays
+    every playout to the end)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -205,8 +221,11 @@ class MCTS(_Base):
         check.threads(self.threads, low=1, error=InvalidPolicyError)
         check.number(self.greedy, "greedy share", 0.0, 1.0, InvalidPolicyError)
         check.number(self.c, "c", 0.0, check.MAX_C, InvalidPolicyError)
-        if not isinstance(self.solver, bool | np.bool_):
-            check.fail(InvalidPolicyError, "solver", self.solver, "expected True or False")
+        for flag in ("solver", "reuse"):
+            if not isinstance(getattr(self, flag), bool | np.bool_):
+                check.fail(InvalidPolicyError, flag, getattr(self, flag), "expected True or False")
+        check.number(self.minimax, "minimax weight", 0.0, 1.0, InvalidPolicyError)
+        check.whole(self.cutoff, "cutoff", 0, check.MAX_CUTOFF, InvalidPolicyError)
 
     @property
     def name(self) -> str:
@@ -233,6 +252,9 @@ class MCTS(_Base):
             threads=int(self.threads),
             greedy=float(self.greedy),
             solver=bool(self.solver),
+            minimax=float(self.minimax),
+            cutoff=int(self.cutoff),
+            reuse=bool(self.reuse),
         )
 
 
@@ -264,23 +286,57 @@ class AlphaBeta(_Base):
         return NativeSpec("alphabeta", depth=int(self.depth or 0), seconds=seconds)
 
 
-_NAMES = "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH]"
+_NAMES = (
+    "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], or settings after the name as "
+    "mcts:time=1:c=0.5 or alphabeta:time=0.5"
+)
+_SETTINGS: dict[str, tuple[str, ...]] = {
+    "mcts": ("simulations", "time", "c", "threads", "seed", "greedy", "solver", "reuse",
+             "minimax", "cutoff"),
+    "alphabeta": ("depth", "time", "seed"),
+}  # fmt: skip
+
+
+def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
+    """One ``key=value`` of a player name: a setting of that player and a number or
+    true/false."""
+    key, eq, raw = item.partition("=")
+    key, raw = key.strip(), raw.strip()
+    if not eq or key not in _SETTINGS[kind]:
+        check.fail(
+            InvalidPolicyError, "player", text,
+            f"{kind} settings are {', '.join(_SETTINGS[kind])} (as key=value)",
+        )  # fmt: skip
+    if raw in ("true", "false"):
+        return key, raw == "true"
+    try:
+        number = float(raw) if any(ch in raw for ch in ".e") or raw in ("inf", "nan") else int(raw)
+    except ValueError:
+        check.fail(InvalidPolicyError, "player", text, f"{key}: expected a number")
+    return key, number
 
 
 def parse_player(text: str) -> Player:
     """A player from its name: ``random``, ``greedy``, ``mcts[:SIMULATIONS]``,
-    ``alphabeta[:DEPTH]``."""
+    ``alphabeta[:DEPTH]``, or a name with its settings as ``key=value`` after colons:
+    ``mcts:time=1``, ``mcts:simulations=5000:c=0.5``, ``alphabeta:time=0.5``."""
     if not isinstance(text, str):
         check.fail(InvalidPolicyError, "player", text, f"expected a name ({_NAMES})")
+    if len(text) > 200:
+        check.fail(InvalidPolicyError, "player", text, f"allowed are {_NAMES}")
     kind, _, arg = text.strip().lower().partition(":")
+    kind = "alphabeta" if kind == "ab" else kind
     if kind in ("random", "greedy") and not arg:
         return Random() if kind == "random" else Greedy()
-    if kind in ("mcts", "alphabeta", "ab"):
+    if kind in ("mcts", "alphabeta"):
         if not arg:
             return MCTS() if kind == "mcts" else AlphaBeta()
         if arg.isascii() and arg.isdigit() and len(arg) <= 10:
             n = int(arg)
             return MCTS(simulations=n) if kind == "mcts" else AlphaBeta(depth=n)
+        if "=" in arg:
+            settings = dict(_setting(kind, item, text) for item in arg.split(":"))
+            return MCTS(**settings) if kind == "mcts" else AlphaBeta(**settings)  # type: ignore[arg-type]
     check.fail(InvalidPolicyError, "player", text, f"allowed are {_NAMES}")
 
 

@@ -2,7 +2,7 @@
 
 use rayon::prelude::*;
 
-use super::{choose_move, Player};
+use super::{choose_move, Player, Trees};
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::play_unchecked;
@@ -56,12 +56,15 @@ pub fn play_match<B: Bits>(
         let mut pos = Position::<B>::start(cfg);
         let mut record = record;
         let limit = spec.max_plies.unwrap_or(u32::MAX);
+        let mut memories: Vec<Trees<B>> = spec.seats.iter().map(|_| Trees::default()).collect();
         while pos.winner().is_none() && pos.ply < limit && !control.cancelled() {
             let m = match spec.first_move {
                 Some(f) if pos.ply == 0 => f,
                 _ => {
-                    let seat = &spec.seats[pos.to_move as usize];
-                    choose_move(geo, cfg, &pos, seat, &mut rng, search_seed, control)?.0
+                    let s = pos.to_move as usize;
+                    let memory = Some(&mut memories[s]);
+                    let seat = &spec.seats[s];
+                    choose_move(geo, cfg, &pos, seat, &mut rng, search_seed, control, memory)?.0
                 }
             };
             if pos.ply == 0 {
@@ -119,6 +122,9 @@ mod tests {
             threads: 2,
             greedy: 0.5,
             solver: true,
+            reuse: true,
+            minimax: 0.0,
+            cutoff: 0,
         });
         let m = MatchSpec {
             seats: vec![mcts, Player::Greedy, Player::Random],

@@ -1,5 +1,7 @@
 //! Monte-Carlo tree search (UCT) with random or partly greedy playouts, root-parallel.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::time::{Duration, Instant};
 
 use rand::RngExt;
@@ -10,9 +12,9 @@ use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::control::Control;
-use crate::rng::game_rng;
+use crate::rng::{game_rng, mix};
 use crate::rules::Config;
-use crate::search::zobrist;
+use crate::search::{evaluate, zobrist};
 use crate::simulate::choose;
 
 /// What MCTS plays with: `simulations` per move (or until `time` runs out when set; with both,
@@ -29,23 +31,155 @@ pub struct MctsParams {
     pub threads: usize,
     pub greedy: f64,
     pub solver: bool,
+    /// Keep the search graph between a seat's moves in a native match and start the next
+    /// search from the part below the new position.
+    pub reuse: bool,
+    /// Implicit minimax backups (Lanctot et al. 2014), two players: the weight (0 to 1) of
+    /// the evaluation backed up by negamax through the tree against the playouts' mean.
+    pub minimax: f64,
+    /// Playouts stop after this many moves and score the evaluation (two players; 0: play
+    /// to the end).
+    pub cutoff: u32,
 }
 
 /// No proven result (`Node::proven`).
 const OPEN: u8 = u8::MAX;
 
+/// No children yet (`Node::first`).
+const LEAF: u32 = u32::MAX;
+
+/// A position in the search graph (a tree whose transpositions share one node).
 struct Node<B> {
     pos: Position<B>,
-    parent: u32,
-    mv: u16,
-    children: Vec<u32>,
-    untried: B,
+    /// The edges to the children, made all at once: `first .. first + count` in
+    /// `Tree::edges` (`LEAF`: none yet).
+    first: u32,
+    count: u16,
     visits: u32,
     /// Total reward of each player over the playouts through this node.
     reward: [f32; 8],
     /// With the solver: the player proven to win from here, or `OPEN`.
     proven: u8,
+    /// Implicit minimax (two players, `minimax > 0`): the value of this position for the
+    /// player who moved into it, 0 to 1: the evaluation at a leaf, backed up by negamax.
+    value: f32,
 }
+
+/// A move from a node to its child.
+#[derive(Clone, Copy)]
+struct Edge {
+    mv: u16,
+    child: u32,
+}
+
+/// The search graph: nodes, their edges, and the nodes by position (a key of the position and
+/// its ply, so the graph has no cycles even where positions repeat).
+struct Tree<B> {
+    nodes: Vec<Node<B>>,
+    edges: Vec<Edge>,
+    index: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+}
+
+/// The bytes one more node takes at most (itself, an edge to it, its index entry).
+fn node_bytes<B>() -> usize {
+    std::mem::size_of::<Node<B>>() + std::mem::size_of::<Edge>() + 24
+}
+
+impl<B: Bits> Tree<B> {
+    fn bytes(&self) -> usize {
+        self.nodes.len() * std::mem::size_of::<Node<B>>()
+            + self.edges.len() * std::mem::size_of::<Edge>()
+            + self.index.len() * 24
+    }
+
+    /// The part of the graph below `root` (if the graph holds it), copied into a graph of its
+    /// own with `root` as node 0; None if it does not, or memory for the copy is short.
+    fn reroot(self, root: &Position<B>, players: usize) -> Option<Self> {
+        let key = |pos: &Position<B>| zobrist(pos, players) ^ mix(u64::from(pos.ply));
+        let start = *self.index.get(&key(root))?;
+        if self.nodes[start as usize].pos != *root {
+            return None;
+        }
+        let mut new_id = Vec::new();
+        new_id.try_reserve_exact(self.nodes.len()).ok()?;
+        new_id.resize(self.nodes.len(), u32::MAX);
+        let mut tree = Tree {
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            index: HashMap::default(),
+        };
+        let mut copy = |tree: &mut Self, old: u32| -> Option<u32> {
+            if new_id[old as usize] == u32::MAX {
+                tree.nodes.try_reserve(1).ok()?;
+                tree.index.try_reserve(1).ok()?;
+                let node = &self.nodes[old as usize];
+                tree.nodes.push(Node {
+                    first: LEAF,
+                    count: 0,
+                    ..*node
+                });
+                new_id[old as usize] = (tree.nodes.len() - 1) as u32;
+                tree.index.insert(key(&node.pos), new_id[old as usize]);
+            }
+            Some(new_id[old as usize])
+        };
+        copy(&mut tree, start)?;
+        // Breadth first: node i of the copy gets its edges when the walk reaches it.
+        let mut old_of = vec![start];
+        let mut i = 0;
+        while i < tree.nodes.len() {
+            let old = old_of[i] as usize;
+            let edges = self.children(old);
+            if !edges.is_empty() {
+                tree.edges.try_reserve(edges.len()).ok()?;
+                tree.nodes[i].first = tree.edges.len() as u32;
+                tree.nodes[i].count = edges.len() as u16;
+                for e in edges {
+                    let before = tree.nodes.len();
+                    let child = copy(&mut tree, e.child)?;
+                    if tree.nodes.len() > before {
+                        old_of.try_reserve(1).ok()?;
+                        old_of.push(e.child);
+                    }
+                    tree.edges.push(Edge { mv: e.mv, child });
+                }
+            }
+            i += 1;
+        }
+        Some(tree)
+    }
+
+    fn children(&self, n: usize) -> &[Edge] {
+        let node = &self.nodes[n];
+        if node.first == LEAF {
+            &[]
+        } else {
+            &self.edges[node.first as usize..node.first as usize + node.count as usize]
+        }
+    }
+}
+
+/// Zobrist keys are already uniformly random: the index uses them as they are.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = k;
+    }
+}
+
+/// The evaluation (orbs and cells, `search::evaluate`) becomes a value from 0 to 1 as
+/// `1 / (1 + exp(-e / SCALE))` (tuned on the accuracy benchmark: 3 beat 2, 5, 10 and 20).
+const SCALE: f32 = 3.0;
 
 /// Most plies a playout runs before it is scored as shared (random games end far sooner).
 const PLAYOUT_LIMIT: u32 = 5000;
@@ -77,8 +211,9 @@ pub fn mcts<B: Bits>(
     params: &MctsParams,
     seed: u64,
     control: &Control,
+    memory: Option<&mut Trees<B>>,
 ) -> (usize, u64) {
-    let (stats, sims) = mcts_analysis(geo, cfg, root, params, seed, control);
+    let (stats, sims) = search(geo, cfg, root, params, seed, control, memory);
     let legal = legal_mask(geo, cfg.rules, root);
     // A proven win first; then the most visited move that is not a proven loss.
     let mut best = (legal.nth(0), (false, false, 0u64));
@@ -93,7 +228,6 @@ pub fn mcts<B: Bits>(
 
 /// The search of `mcts`, reporting every legal move of the root (ascending by cell, moves the
 /// search never tried with 0 visits) and the simulations run.
-#[allow(clippy::too_many_arguments)]
 pub fn mcts_analysis<B: Bits>(
     geo: &Geometry<B>,
     cfg: &Config,
@@ -102,6 +236,30 @@ pub fn mcts_analysis<B: Bits>(
     seed: u64,
     control: &Control,
 ) -> (Vec<MoveStats>, u64) {
+    search(geo, cfg, root, params, seed, control, None)
+}
+
+/// What one seat's MCTS keeps between its moves in a game (with `MctsParams::reuse`): the
+/// search graphs of its last move, one per thread. The next search starts from the part of
+/// each below the new position (if the graph holds it) instead of from nothing.
+pub struct Trees<B>(Vec<Option<Tree<B>>>);
+
+impl<B> Default for Trees<B> {
+    fn default() -> Self {
+        Trees(Vec::new())
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn search<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    root: &Position<B>,
+    params: &MctsParams,
+    seed: u64,
+    control: &Control,
+    mut memory: Option<&mut Trees<B>>,
+) -> (Vec<MoveStats>, u64) {
     let MctsParams {
         simulations,
         time,
@@ -109,12 +267,12 @@ pub fn mcts_analysis<B: Bits>(
         ..
     } = *params;
     let key = zobrist(root, cfg.players);
-    let max_nodes = (TREE_BYTES / threads / std::mem::size_of::<Node<B>>()).max(2);
+    let budget = TREE_BYTES / threads;
     let deadline = time.map(|t| Instant::now() + t);
     let per_tree = |t: usize| {
         simulations / threads as u32 + u32::from((t as u32) < simulations % threads as u32)
     };
-    let run = |t: usize| {
+    let run = |t: usize, kept: Option<Tree<B>>| {
         mcts_tree(
             geo,
             cfg,
@@ -123,19 +281,27 @@ pub fn mcts_analysis<B: Bits>(
             per_tree(t),
             deadline,
             game_rng(seed ^ key, t as u64),
-            max_nodes,
+            budget,
             control,
+            kept.and_then(|tree| tree.reroot(root, cfg.players)),
         )
     };
-    let trees: Vec<(Vec<MoveStats>, u64)> = if threads == 1 {
-        vec![run(0)]
+    // The trees kept from the seat's last move (with `reuse`), one per thread.
+    let mut kept = match (params.reuse, memory.as_deref_mut()) {
+        (true, Some(m)) => std::mem::take(&mut m.0),
+        _ => Vec::new(),
+    };
+    kept.resize_with(threads, || None);
+    let trees: Vec<(Vec<MoveStats>, u64, Tree<B>)> = if threads == 1 {
+        vec![run(0, kept.pop().flatten())]
     } else {
         std::thread::scope(|s| {
-            let handles: Vec<_> = (0..threads).map(|t| s.spawn(move || run(t))).collect();
-            handles
+            let handles: Vec<_> = kept
                 .into_iter()
-                .map(|h| h.join().unwrap_or_default())
-                .collect()
+                .enumerate()
+                .map(|(t, tree)| s.spawn(move || run(t, tree)))
+                .collect();
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
         })
     };
     let mut stats = Vec::new();
@@ -146,17 +312,37 @@ pub fn mcts_analysis<B: Bits>(
         })
     });
     let mut sims = 0;
-    for (children, n) in &trees {
+    let mut graphs = Vec::new();
+    for (children, n, tree) in trees {
         sims += n;
-        for child in children {
+        for child in &children {
             if let Some(s) = stats.iter_mut().find(|s| s.cell == child.cell) {
                 s.visits += child.visits;
                 s.reward += child.reward;
                 s.proven = s.proven.or(child.proven);
             }
         }
+        graphs.push(Some(tree));
+    }
+    if let (true, Some(m)) = (params.reuse, memory) {
+        m.0 = graphs;
     }
     (stats, sims)
+}
+
+/// The alpha-beta evaluation `e` (for the player to move) squashed into 0 .. 1.
+fn squash(e: i32, scale: f32) -> f32 {
+    1.0 / (1.0 + (-(e as f32) / scale).exp())
+}
+
+/// The value, for `player`, of a position that is not over: its evaluation squashed.
+fn heuristic<B: Bits>(geo: &Geometry<B>, pos: &Position<B>, player: u8, scale: f32) -> f32 {
+    let v = squash(evaluate(geo, pos), scale);
+    if pos.to_move == player {
+        v
+    } else {
+        1.0 - v
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -168,22 +354,34 @@ fn mcts_tree<B: Bits>(
     simulations: u32,
     deadline: Option<Instant>,
     mut rng: Xoshiro256PlusPlus,
-    max_nodes: usize,
+    budget: usize,
     control: &Control,
-) -> (Vec<MoveStats>, u64) {
+    kept: Option<Tree<B>>,
+) -> (Vec<MoveStats>, u64, Tree<B>) {
     let (c, greedy) = (params.c, params.greedy);
-    let solver = params.solver && cfg.players == 2;
+    let two = cfg.players == 2;
+    let solver = params.solver && two;
+    let alpha = if two { params.minimax as f32 } else { 0.0 };
+    let cutoff = if two { params.cutoff } else { 0 };
+    let scale = SCALE;
     let players = cfg.players;
-    let mut nodes = vec![Node {
-        pos: *root,
-        parent: u32::MAX,
-        mv: 0,
-        children: Vec::new(),
-        untried: legal_mask(geo, cfg.rules, root),
-        visits: 0,
-        reward: [0.0; 8],
-        proven: OPEN,
-    }];
+    let mut tree = kept.unwrap_or_else(|| {
+        let key = zobrist(root, players) ^ mix(u64::from(root.ply));
+        Tree {
+            nodes: vec![Node {
+                pos: *root,
+                first: LEAF,
+                count: 0,
+                visits: 0,
+                reward: [0.0; 8],
+                proven: OPEN,
+                value: 0.5,
+            }],
+            edges: Vec::new(),
+            index: HashMap::from_iter([(key, 0)]),
+        }
+    });
+    let mut path: Vec<u32> = Vec::new();
     let mut done = 0u64;
     loop {
         if done % 16 == 0 && control.cancelled() {
@@ -200,61 +398,44 @@ fn mcts_tree<B: Bits>(
             break;
         }
         done += 1;
-        // 1. Selection: descend through fully expanded nodes by UCT. With the solver, a
-        // proven node is not descended (its result is known) and a child proven lost for the
-        // mover is never picked while another remains.
+        // 1. Selection, 2. expansion: descend by UCT through nodes with children; a leaf
+        // reached for the second time gets all its children at once (while the tree has
+        // room; a full tree goes on with playouts from its leaves) and the descent goes on
+        // into one of them. With the solver, a proven node is not descended (its result is
+        // known) and a child proven lost for the mover is never picked while another remains.
         let mut n = 0usize;
-        while nodes[n].untried.is_zero() && !nodes[n].children.is_empty() && nodes[n].proven == OPEN
-        {
-            let mover = nodes[n].pos.to_move as usize;
-            let log_parent = f64::from(nodes[n].visits.max(1)).ln();
-            let mut best = (f64::NEG_INFINITY, 0u32);
-            for &ch in &nodes[n].children {
-                let child = &nodes[ch as usize];
-                let v = f64::from(child.visits.max(1));
-                let mut score = f64::from(child.reward[mover]) / v + c * (log_parent / v).sqrt();
-                if solver && child.proven != OPEN && usize::from(child.proven) != mover {
-                    score = f64::MIN; // lost: the last resort
-                }
-                if score > best.0 {
-                    best = (score, ch);
-                }
+        path.clear();
+        path.push(0);
+        loop {
+            let node = &tree.nodes[n];
+            if node.pos.winner().is_some() || (solver && node.proven != OPEN) {
+                break;
             }
-            n = best.1 as usize;
+            if node.first == LEAF
+                && ((node.visits == 0 && n != 0)
+                    || !expand(&mut tree, n, geo, cfg, budget, alpha, scale)
+                    || (solver && tree.nodes[n].proven != OPEN))
+            {
+                break;
+            }
+            n = select(&tree, n, c, alpha, solver, &mut rng);
+            if path.try_reserve(1).is_err() {
+                break;
+            }
+            path.push(n as u32);
         }
-        // 2. Expansion: one untried move, chosen at random (while the tree has room; a full
-        // tree goes on with playouts from its leaves).
-        let room = nodes.len() < max_nodes
-            && nodes.try_reserve(1).is_ok()
-            && (!solver || nodes[n].proven == OPEN);
-        if let Some(m) = room
-            .then(|| nodes[n].untried.pick(|k| rng.random_range(0..k)))
-            .flatten()
-        {
-            nodes[n].untried &= !B::bit(m);
-            let mut pos = nodes[n].pos;
-            play_unchecked(geo, cfg.rules, players, &mut pos, m, &mut ());
-            let untried = legal_mask(geo, cfg.rules, &pos);
-            nodes.push(Node {
-                pos,
-                parent: n as u32,
-                mv: m as u16,
-                children: Vec::new(),
-                untried,
-                visits: 0,
-                reward: [0.0; 8],
-                proven: pos.winner().map_or(OPEN, |w| w as u8),
-            });
-            let id = (nodes.len() - 1) as u32;
-            nodes[n].children.push(id);
-            n = id as usize;
-        }
-        // 3. Playout to the end: random moves, or greedy ones for a `greedy` share (a node
+        // 3. Playout: random moves, or greedy ones for a `greedy` share, to the end of the
+        // game or, with a `cutoff`, for that many moves and then the evaluation (a node
         // proven by the solver scores its result).
-        let mut pos = nodes[n].pos;
+        let mut pos = tree.nodes[n].pos;
         let mut abandoned = false;
-        let known = (solver && nodes[n].proven != OPEN).then_some(nodes[n].proven as usize);
-        while known.is_none() && pos.winner().is_none() && pos.ply < root.ply + PLAYOUT_LIMIT {
+        let known = (solver && tree.nodes[n].proven != OPEN).then_some(tree.nodes[n].proven);
+        let limit = if cutoff > 0 {
+            pos.ply + cutoff
+        } else {
+            root.ply + PLAYOUT_LIMIT
+        };
+        while known.is_none() && pos.winner().is_none() && pos.ply < limit {
             // A playout on a big board can take long: it stops with the budget or Ctrl-C.
             if pos.ply & 63 == 63
                 && (control.cancelled() || deadline.is_some_and(|d| Instant::now() >= d))
@@ -279,65 +460,350 @@ fn mcts_tree<B: Bits>(
             break;
         }
         let mut reward = [0.0f32; 8];
-        match known.or(pos.winner()) {
+        match known.map(usize::from).or(pos.winner()) {
             Some(w) => reward[w] = 1.0,
+            None if cutoff > 0 => {
+                let v = heuristic(geo, &pos, 0, scale);
+                reward[0] = v;
+                reward[1] = 1.0 - v;
+            }
             None => reward[..players].fill(1.0 / players as f32),
         }
-        // 4. Backpropagation; with the solver, proofs too: a node is won for its mover if a
-        // child is, lost once every move has been tried and every child is won for the other.
-        let mut k = n as u32;
+        // 4. Backpropagation along the path; with the solver, proofs too: a node is won for
+        // its mover if a child is, lost once every child is won for the other player. With
+        // `minimax`, every node on the path takes the negamax of its children's values.
         let mut proving = solver;
-        while k != u32::MAX {
-            if proving && nodes[k as usize].proven == OPEN {
-                proving = settle(&mut nodes, k as usize);
+        for &k in path.iter().rev() {
+            let i = k as usize;
+            if proving && tree.nodes[i].proven == OPEN {
+                proving = settle(&mut tree, i);
             }
-            let node = &mut nodes[k as usize];
+            if alpha > 0.0 && tree.nodes[i].first != LEAF {
+                let node = &tree.nodes[i];
+                tree.nodes[i].value = if node.proven != OPEN {
+                    f32::from(u8::from(node.proven != node.pos.to_move))
+                } else {
+                    let best = tree.children(i).iter();
+                    1.0 - best
+                        .map(|e| tree.nodes[e.child as usize].value)
+                        .fold(0.0, f32::max)
+                };
+            }
+            let node = &mut tree.nodes[i];
             node.visits += 1;
             for (r, x) in node.reward.iter_mut().zip(reward) {
                 *r += x;
             }
-            k = node.parent;
         }
-        if solver && nodes[0].proven != OPEN {
+        if solver && tree.nodes[0].proven != OPEN {
             break; // the root is proven: more simulations cannot change the choice
         }
     }
     let mover = root.to_move as usize;
-    let children = nodes[0]
-        .children
+    let children = tree
+        .children(0)
         .iter()
-        .map(|&ch| {
-            let node = &nodes[ch as usize];
-            MoveStats {
-                cell: node.mv as usize,
+        .filter_map(|e| {
+            let node = &tree.nodes[e.child as usize];
+            let proven =
+                (solver && node.proven != OPEN).then_some(usize::from(node.proven) == mover);
+            (node.visits > 0 || proven.is_some()).then(|| MoveStats {
+                cell: e.mv as usize,
                 visits: u64::from(node.visits),
                 reward: f64::from(node.reward[mover]),
-                proven: (node.proven != OPEN).then_some(usize::from(node.proven) == mover),
-            }
+                proven,
+            })
         })
         .collect();
-    (children, done)
+    (children, done, tree)
+}
+
+/// Gives leaf `n` all its children (false if the tree has no room for them); a child
+/// position already in the tree (reached by another order of moves) is shared. A new child's
+/// value (with `alpha > 0`) is its evaluation for `n`'s mover; a child that ends the game is
+/// proven.
+#[allow(clippy::too_many_arguments)]
+fn expand<B: Bits>(
+    tree: &mut Tree<B>,
+    n: usize,
+    geo: &Geometry<B>,
+    cfg: &Config,
+    budget: usize,
+    alpha: f32,
+    scale: f32,
+) -> bool {
+    let parent = tree.nodes[n].pos;
+    let legal = legal_mask(geo, cfg.rules, &parent);
+    let count = legal.count() as usize;
+    if count == 0
+        || tree.bytes() + count * node_bytes::<B>() > budget
+        || tree.nodes.try_reserve(count).is_err()
+        || tree.edges.try_reserve(count).is_err()
+        || tree.index.try_reserve(count).is_err()
+    {
+        return false;
+    }
+    let first = tree.edges.len() as u32;
+    legal.for_each(|m| {
+        let mut pos = parent;
+        play_unchecked(geo, cfg.rules, cfg.players, &mut pos, m, &mut ());
+        let key = zobrist(&pos, cfg.players) ^ mix(u64::from(pos.ply));
+        let known = tree
+            .index
+            .get(&key)
+            .copied()
+            .filter(|&id| tree.nodes[id as usize].pos == pos);
+        let child = known.unwrap_or_else(|| {
+            let winner = pos.winner();
+            let value = match winner {
+                Some(w) => f32::from(u8::from(w == parent.to_move as usize)),
+                None if alpha > 0.0 => heuristic(geo, &pos, parent.to_move, scale),
+                None => 0.5,
+            };
+            tree.nodes.push(Node {
+                pos,
+                first: LEAF,
+                count: 0,
+                visits: 0,
+                reward: [0.0; 8],
+                proven: winner.map_or(OPEN, |w| w as u8),
+                value,
+            });
+            let id = (tree.nodes.len() - 1) as u32;
+            tree.index.insert(key, id);
+            id
+        });
+        tree.edges.push(Edge {
+            mv: m as u16,
+            child,
+        });
+    });
+    tree.nodes[n].first = first;
+    tree.nodes[n].count = count as u16;
+    true
+}
+
+/// The child of `n` to descend into: the highest UCT score, the mean reward blended with the
+/// child's minimax value by `alpha`; a child never visited scores its value as its mean (with
+/// `alpha == 0`, it comes first: every move is tried once, in random order). Ties at random.
+fn select<B: Bits>(
+    tree: &Tree<B>,
+    n: usize,
+    c: f64,
+    alpha: f32,
+    solver: bool,
+    rng: &mut Xoshiro256PlusPlus,
+) -> usize {
+    let node = &tree.nodes[n];
+    let mover = node.pos.to_move as usize;
+    let log_parent = f64::from(node.visits.max(1)).ln();
+    let alpha = f64::from(alpha);
+    let (mut best, mut best_score, mut ties) = (0usize, f64::NEG_INFINITY, 0u32);
+    for e in tree.children(n) {
+        let child = &tree.nodes[e.child as usize];
+        let v = f64::from(child.visits.max(1));
+        let value = f64::from(child.value);
+        let mut score = if child.visits == 0 && alpha == 0.0 {
+            f64::INFINITY
+        } else {
+            let mean = if child.visits == 0 {
+                value
+            } else {
+                f64::from(child.reward[mover]) / v
+            };
+            (1.0 - alpha) * mean + alpha * value + c * (log_parent / v).sqrt()
+        };
+        if solver && child.proven != OPEN && usize::from(child.proven) != mover {
+            score = f64::MIN; // lost: the last resort
+        }
+        if score > best_score {
+            (best, best_score, ties) = (e.child as usize, score, 1);
+        } else if score == best_score {
+            ties += 1;
+            if rng.random_range(0..ties) == 0 {
+                best = e.child as usize;
+            }
+        }
+    }
+    best
 }
 
 /// MCTS-Solver's step at an open node (two players): proven for its mover if a child is,
-/// proven for the other player once all moves are expanded and every child is. Returns
-/// whether it is now proven (the caller goes on settling its parent).
-fn settle<B: Bits>(nodes: &mut [Node<B>], n: usize) -> bool {
-    let mover = nodes[n].pos.to_move;
-    let mut all_lost = nodes[n].untried.is_zero();
-    for &ch in &nodes[n].children {
-        let p = nodes[ch as usize].proven;
+/// proven for the other player once it has children and every one is. Returns whether it is
+/// now proven (the caller goes on settling the node above it).
+fn settle<B: Bits>(tree: &mut Tree<B>, n: usize) -> bool {
+    let node = &tree.nodes[n];
+    if node.first == LEAF {
+        return false;
+    }
+    let mover = node.pos.to_move;
+    let mut all_lost = true;
+    for e in tree.children(n) {
+        let p = tree.nodes[e.child as usize].proven;
         if p == mover {
-            nodes[n].proven = mover;
+            tree.nodes[n].proven = mover;
             return true;
         }
-        if p == OPEN {
-            all_lost = false;
+        all_lost &= p != OPEN;
+    }
+    if all_lost {
+        tree.nodes[n].proven = 1 - mover;
+    }
+    all_lost
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Rules;
+
+    fn params(simulations: u32) -> MctsParams {
+        MctsParams {
+            simulations,
+            time: None,
+            c: 0.5,
+            threads: 1,
+            greedy: 1.0,
+            solver: true,
+            reuse: true,
+            minimax: 0.3,
+            cutoff: 0,
         }
     }
-    if all_lost && !nodes[n].children.is_empty() {
-        nodes[n].proven = 1 - mover;
-        return true;
+
+    fn grow(cfg: &Config, root: &Position<u64>, sims: u32) -> Tree<u64> {
+        let geo = Geometry::<u64>::new(cfg.width, cfg.height);
+        let rng = game_rng(7, 0);
+        let control = Control::new();
+        let p = params(sims);
+        mcts_tree(
+            &geo,
+            cfg,
+            root,
+            &p,
+            sims,
+            None,
+            rng,
+            1 << 28,
+            &control,
+            None,
+        )
+        .2
     }
-    false
+
+    /// Every edge leads to the position its move makes, every node is indexed under its own
+    /// position, and a node's visits are at least those of the edges into it on the path...
+    /// at least the sum over its children (each simulation through a node continues into
+    /// one child, except the one that ended at it).
+    fn check_graph(cfg: &Config, tree: &Tree<u64>) {
+        let geo = Geometry::<u64>::new(cfg.width, cfg.height);
+        for (n, node) in tree.nodes.iter().enumerate() {
+            let key = zobrist(&node.pos, cfg.players) ^ mix(u64::from(node.pos.ply));
+            assert_eq!(tree.index.get(&key), Some(&(n as u32)));
+            for e in tree.children(n) {
+                let mut pos = node.pos;
+                play_unchecked(
+                    &geo,
+                    cfg.rules,
+                    cfg.players,
+                    &mut pos,
+                    e.mv as usize,
+                    &mut (),
+                );
+                assert_eq!(pos, tree.nodes[e.child as usize].pos);
+            }
+        }
+    }
+
+    #[test]
+    fn transpositions_share_one_node() {
+        let cfg = Config::new(3, 3, 2, Rules::CLASSIC, 0).unwrap();
+        let tree = grow(&cfg, &Position::start(&cfg), 3000);
+        check_graph(&cfg, &tree);
+        // Some position is reached by two orders of moves: fewer nodes than edges + root.
+        assert!(tree.nodes.len() < tree.edges.len() + 1);
+    }
+
+    #[test]
+    fn the_graph_below_the_next_position_is_kept() {
+        let cfg = Config::new(4, 4, 2, Rules::COLORWARS, 0).unwrap();
+        let root = Position::start(&cfg);
+        let tree = grow(&cfg, &root, 4000);
+        // Two plies down the most visited line.
+        let busiest = |tree: &Tree<u64>, n: usize| {
+            let e = tree
+                .children(n)
+                .iter()
+                .max_by_key(|e| tree.nodes[e.child as usize].visits);
+            e.unwrap().child as usize
+        };
+        let a = busiest(&tree, 0);
+        let b = busiest(&tree, a);
+        let pos = tree.nodes[b].pos;
+        let (visits, reward) = (tree.nodes[b].visits, tree.nodes[b].reward);
+        let kept = tree.reroot(&pos, 2).expect("the position is in the graph");
+        assert_eq!(kept.nodes[0].pos, pos);
+        assert_eq!(
+            (kept.nodes[0].visits, kept.nodes[0].reward),
+            (visits, reward)
+        );
+        assert!(kept.nodes.len() > 1);
+        check_graph(&cfg, &kept);
+        // A position the graph does not hold: nothing kept.
+        let mut other = root;
+        let geo = Geometry::<u64>::new(4, 4);
+        for m in [0, 15, 5, 10] {
+            play_unchecked(&geo, cfg.rules, 2, &mut other, m, &mut ());
+        }
+        let tree = grow(&cfg, &root, 50);
+        assert!(tree.reroot(&other, 2).is_none());
+    }
+
+    #[test]
+    fn a_kept_graph_adds_to_the_next_search() {
+        let cfg = Config::new(4, 4, 2, Rules::COLORWARS, 0).unwrap();
+        let geo = Geometry::<u64>::new(4, 4);
+        let mut pos = Position::start(&cfg);
+        let control = Control::new();
+        let mut memory = Trees::default();
+        let p = MctsParams {
+            solver: false,
+            ..params(2000)
+        };
+        for _ in 0..2 {
+            let (m, _) = mcts(&geo, &cfg, &pos, &p, 1, &control, Some(&mut memory));
+            play_unchecked(&geo, cfg.rules, 2, &mut pos, m, &mut ());
+        }
+        // The search after two moves: its root's children hold more than its 2000 simulations.
+        let (stats, sims) = search(&geo, &cfg, &pos, &p, 1, &control, Some(&mut memory));
+        assert_eq!(sims, 2000);
+        assert!(stats.iter().map(|s| s.visits).sum::<u64>() > 2000);
+        // Without reuse, exactly the simulations run (the root has its children from the
+        // first simulation on).
+        let fresh = MctsParams { reuse: false, ..p };
+        let (stats, _) = search(&geo, &cfg, &pos, &fresh, 1, &control, Some(&mut memory));
+        assert_eq!(stats.iter().map(|s| s.visits).sum::<u64>(), 2000);
+    }
+
+    #[test]
+    fn minimax_values_are_negamax_of_the_children() {
+        let cfg = Config::new(3, 4, 2, Rules::CLASSIC, 0).unwrap();
+        let tree = grow(&cfg, &Position::start(&cfg), 2000);
+        for (n, node) in tree.nodes.iter().enumerate() {
+            let kids = tree.children(n);
+            if kids.is_empty() || node.proven != OPEN || node.visits == 0 {
+                continue;
+            }
+            let best = kids
+                .iter()
+                .map(|e| tree.nodes[e.child as usize].value)
+                .fold(0.0, f32::max);
+            assert!((0.0..=1.0).contains(&node.value));
+            // Values below may have changed through another parent since this node's last
+            // update; the root's are up to date after the last simulation through it.
+            if n == 0 {
+                assert_eq!(node.value, 1.0 - best);
+            }
+        }
+    }
 }

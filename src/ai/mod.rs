@@ -5,7 +5,7 @@ mod matches;
 mod mcts;
 
 pub use matches::{play_match, MatchSpec};
-pub use mcts::{mcts, mcts_analysis, MctsParams, MoveStats};
+pub use mcts::{mcts, mcts_analysis, MctsParams, MoveStats, Trees};
 
 use std::time::{Duration, Instant};
 
@@ -53,8 +53,16 @@ impl Player {
                 threads,
                 time,
                 greedy,
+                minimax,
+                cutoff,
                 ..
             }) => {
+                if !(0.0..=1.0).contains(&minimax) || cutoff > 100_000 {
+                    return Err(Error::InvalidPolicy(format!(
+                        "MCTS minimax weight {minimax} and cutoff {cutoff}: allowed are 0 to 1 \
+                         and 0 to 100000"
+                    )));
+                }
                 if !(0.0..=1.0).contains(&greedy) {
                     return Err(Error::InvalidPolicy(format!(
                         "MCTS greedy playout share {greedy}: allowed are 0 to 1"
@@ -93,7 +101,9 @@ impl Player {
 /// Chooses a move for the player to move (the position must have one): the cell and the
 /// work done (simulations, positions searched, moves tried). `seed` makes every choice
 /// reproducible: searches seed their generator from (seed, position). A search stops early
-/// (with the best move found so far) once `control` is cancelled.
+/// (with the best move found so far) once `control` is cancelled. `memory` is what the seat
+/// keeps between its moves in one game (MCTS's trees, with `MctsParams::reuse`).
+#[allow(clippy::too_many_arguments)]
 pub fn choose_move<B: Bits>(
     geo: &Geometry<B>,
     cfg: &Config,
@@ -102,6 +112,7 @@ pub fn choose_move<B: Bits>(
     rng: &mut Xoshiro256PlusPlus,
     seed: u64,
     control: &Control,
+    memory: Option<&mut Trees<B>>,
 ) -> Result<(usize, u64)> {
     let legal = legal_mask(geo, cfg.rules, pos);
     Ok(match *player {
@@ -110,7 +121,7 @@ pub fn choose_move<B: Bits>(
             choose(geo, cfg, pos, legal, Player::Greedy, rng),
             legal.count() as u64,
         ),
-        Player::Mcts(params) => mcts(geo, cfg, pos, &params, seed, control),
+        Player::Mcts(params) => mcts(geo, cfg, pos, &params, seed, control, memory),
         Player::AlphaBeta { depth, time } => {
             let deadline = time.map(|t| Instant::now() + t);
             let (m, _, positions) = alphabeta_move(geo, cfg, pos, depth, deadline, control)?;
@@ -158,6 +169,9 @@ mod tests {
             threads: 1,
             greedy: 0.0,
             solver: false,
+            reuse: false,
+            minimax: 0.0,
+            cutoff: 0,
         });
         let (w, n) = wins(&cfg, mcts, Player::Random, 40);
         assert!(w >= 36, "MCTS won {w} of {n}");
