@@ -119,9 +119,9 @@ def main() -> None:
         ("alphabeta(5)", AlphaBeta(depth=5)),
     ]
     for n in (1000, 10_000):
-        players += [
-            (f"mcts({n}) plain UCT", MCTS(simulations=n, solver=False, minimax=0.0)),
-            (f"mcts({n}) solver", MCTS(simulations=n, minimax=0.0)),
+        players += [  # the plain UCT of earlier versions, with MCTS-Solver, today's default
+            (f"mcts({n}) plain UCT", MCTS(simulations=n, c=0.7, solver=False, minimax=0.0)),
+            (f"mcts({n}) solver", MCTS(simulations=n, c=0.7, minimax=0.0)),
             (f"mcts({n})", MCTS(simulations=n)),
         ]
     if args.quick and not args.players:

@@ -317,6 +317,9 @@ ENTRIES: dict[str, Entry] = {
                 "seed": 0,
                 "greedy": 1.0,
                 "solver": True,
+                "reuse": True,
+                "minimax": 0.3,
+                "cutoff": 0,
             },
             [
                 Arg("simulations", "optint", 1, None),
@@ -326,6 +329,9 @@ ENTRIES: dict[str, Entry] = {
                 SEED,
                 Arg("greedy", "num", 0, 1),
                 Arg("solver", "any"),
+                Arg("reuse", "any"),
+                Arg("minimax", "num", 0, 1),
+                Arg("cutoff", "int", 0, 100_000),
             ],
             after=_after_player,
         ),
@@ -760,9 +766,23 @@ def test_game_records_generated() -> None:
 
 
 @st.composite
+def settings(draw: st.DrawFn) -> str:
+    """``key=value`` settings after a player's name, the keys near the real ones."""
+    keys = ["simulations", "time", "c", "threads", "seed", "greedy", "solver", "reuse",
+            "minimax", "cutoff", "depth", "x", ""]  # fmt: skip
+    values = st.one_of(
+        ints().map(digits),
+        st.sampled_from(["0.5", "1e-3", "true", "false", "nan", "inf", "-1", "1e400", ""]),
+        texts(),
+    )
+    items = draw(st.lists(st.tuples(st.sampled_from(keys), values), min_size=1, max_size=4))
+    return ":".join(f"{k}={v}" for k, v in items)
+
+
+@st.composite
 def player_names(draw: st.DrawFn) -> str:
     kind = draw(st.sampled_from(["random", "greedy", "mcts", "alphabeta", "ab", "MCTS", "x", ""]))
-    arg = draw(st.one_of(st.none(), ints().map(digits), texts()))
+    arg = draw(st.one_of(st.none(), ints().map(digits), texts(), settings()))
     sep = draw(st.sampled_from([":", "::", " : ", "="]))
     pad = draw(st.sampled_from(["", " ", "\t", "\u00a0"]))
     return pad + kind + ("" if arg is None else sep + arg) + pad

@@ -505,7 +505,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument(
         "--policies",
         default="random",
-        help="random, greedy, mcts[:SIMULATIONS] or alphabeta[:DEPTH]; one for all seats or a "
+        help="random, greedy, mcts[:SIMULATIONS] or alphabeta[:DEPTH] (or with settings: "
+        "mcts:time=0.1, alphabeta:time=0.5); one for all seats or a "
         "comma list per seat (random)",
     )
     sim.add_argument("--first", type=_player, default=0, help="who moves first: a-h (a)")
@@ -562,7 +563,10 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--seed", type=int, default=0, help="the run's seed (0)")
     common.add_argument("--threads", type=int, default=0, help="0 for all cores (0)")
     _backend_flags(common, "play here on all cores, or each match as a Ray task (the same games)")
-    players_help = "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH]"
+    players_help = (
+        "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], or with settings: "
+        "mcts:time=0.1:c=0.5, alphabeta:time=0.5"
+    )
     tour = sub.add_parser(
         "tournament",
         parents=[common],
@@ -627,7 +631,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--seats",
         metavar="LIST",
         help="each seat's player from seat a, comma-separated: human, ai, random, greedy, "
-        "mcts[:SIMULATIONS] or alphabeta[:DEPTH] (two players only); or one for every seat, "
+        "mcts[:SIMULATIONS] or alphabeta[:DEPTH] (two players only), or with settings "
+        "(mcts:time=1, alphabeta:time=0.5); or one for every seat, "
         "e.g. human for a hot-seat game. Default: you (--you) against --opponent",
     )
     play.add_argument(

@@ -1,4 +1,6 @@
-//! Monte-Carlo tree search (UCT) with random or partly greedy playouts, root-parallel.
+//! Monte-Carlo tree search: UCT over a graph of positions (transpositions share a node) with
+//! random or partly greedy playouts, MCTS-Solver, implicit minimax backups of the evaluation,
+//! tree reuse between a seat's moves, and root parallelism.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -19,10 +21,11 @@ use crate::simulate::choose;
 
 /// What MCTS plays with: `simulations` per move (or until `time` runs out when set; with both,
 /// whichever comes first), exploration constant `c`, root parallelism over `threads` trees,
-/// `greedy` the share of playout moves chosen greedily (the rest at random), and `solver`:
+/// `greedy` the share of playout moves chosen greedily (the rest at random), `solver`:
 /// MCTS-Solver (Winands et al. 2008), two players only: proven wins and losses propagate up
 /// the tree, a proven win is played at once and a proven loss never chosen while anything
-/// else remains.
+/// else remains; `reuse`, `minimax` and `cutoff` below. `c = 0.7` with `solver`, `reuse` and
+/// `minimax` off is the plain UCT of earlier versions.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MctsParams {
     pub simulations: u32,
