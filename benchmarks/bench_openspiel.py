@@ -10,8 +10,9 @@ Settings (printed again by the script):
   evaluator=RandomRolloutEvaluator(n_rollouts=1), solve=True)``, the settings of OpenSpiel's
   own example (``open_spiel/python/examples/mcts.py``), on ``python_colorwars`` from
   ``colorwars.openspiel`` (the native engine under OpenSpiel's Python game API).
-- colorwars: ``colorwars.ai.MCTS(simulations=N)`` with its defaults (``c=0.7``, greedy
-  playouts), and a second match with ``greedy=0.0``: random playouts, as OpenSpiel's evaluator.
+- colorwars: ``colorwars.ai.MCTS(simulations=N)`` with its defaults (``c=0.5``, greedy
+  playouts, MCTS-Solver, implicit minimax backups with weight 0.3, transpositions), and a
+  second match with ``greedy=0.0``: random playouts, as OpenSpiel's evaluator.
 - Each match: ``--games`` games (default 100), OpenSpiel's bot first in the even games and
   second in the odd ones; game ``i`` seeds both players with ``seed + i``, so a run is
   reproducible whatever ``--processes``. Win rate of OpenSpiel's bot with a 95% Wilson interval.
@@ -171,7 +172,8 @@ def main() -> None:
           f"OpenSpiel {metadata.version('open_spiel')}")  # fmt: skip
     print(f"OpenSpiel: MCTSBot(uct_c={UCT_C}, max_simulations={args.simulations}, "
           "RandomRolloutEvaluator(n_rollouts=1), solve=True)")  # fmt: skip
-    print(f"colorwars: ai.MCTS(simulations={args.simulations}, c=0.7, greedy=1.0 | 0.0)")
+    print(f"colorwars: ai.MCTS(simulations={args.simulations}, greedy=1.0 | 0.0), otherwise "
+          "its defaults (c=0.5, solver, minimax=0.3)")  # fmt: skip
     speed(args.simulations)
     for greedy, label in ((1.0, "colorwars MCTS (greedy playouts, its default)"),
                           (0.0, "colorwars MCTS (random playouts)")):  # fmt: skip
