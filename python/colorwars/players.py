@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -229,7 +229,15 @@ class MCTS(_Base):
 
     @property
     def name(self) -> str:
-        return f"mcts({self.time}s)" if self.time else f"mcts({self.simulations})"
+        """``mcts(1000)`` or ``mcts(0.5s)``, with any setting that is not the default after
+        it (``mcts(1000)[minimax=0,solver=False]``), so that players in a table differ."""
+        base = f"mcts({self.time}s)" if self.time else f"mcts({self.simulations})"
+        changed = [
+            f"{f.name}={getattr(self, f.name)}"
+            for f in fields(self)
+            if f.name in _TUNING and getattr(self, f.name) != f.default
+        ]
+        return base + (f"[{','.join(changed)}]" if changed else "")
 
     def analyse(self, game: Any) -> list[MoveValue]:
         """Every legal move of ``game`` with the search's statistics, by cell (for analysis
@@ -297,6 +305,10 @@ _SETTINGS: dict[str, tuple[str, ...]] = {
 }  # fmt: skip
 
 
+_TUNING = ("c", "threads", "greedy", "solver", "reuse", "minimax", "cutoff")
+_WHOLE = ("simulations", "threads", "seed", "cutoff", "depth")
+
+
 def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
     """One ``key=value`` of a player name: a setting of that player and a number or
     true/false."""
@@ -313,6 +325,8 @@ def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
         number = float(raw) if any(ch in raw for ch in ".e") or raw in ("inf", "nan") else int(raw)
     except ValueError:
         check.fail(InvalidPolicyError, "player", text, f"{key}: expected a number")
+    if key in _WHOLE and isinstance(number, float) and number.is_integer():
+        number = int(number)  # simulations=1e6
     return key, number
 
 

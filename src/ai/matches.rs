@@ -74,6 +74,11 @@ pub fn play_match<B: Bits>(
                 try_push(r, m as u16, "the recorded moves")?;
             }
             let w = play_unchecked(geo, cfg.rules, cfg.players, &mut pos, m, &mut ());
+            for (s, memory) in memories.iter_mut().enumerate() {
+                if pos.out & (1 << s) != 0 {
+                    *memory = Trees::default(); // a seat that is out keeps nothing
+                }
+            }
             out.waves += w;
             out.longest_cascade = out.longest_cascade.max(w);
         }

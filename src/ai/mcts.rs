@@ -54,6 +54,8 @@ const LEAF: u32 = u32::MAX;
 /// A position in the search graph (a tree whose transpositions share one node).
 struct Node<B> {
     pos: Position<B>,
+    /// `Tree::key` of `pos`.
+    key: u64,
     /// The edges to the children, made all at once: `first .. first + count` in
     /// `Tree::edges` (`LEAF`: none yet).
     first: u32,
@@ -68,11 +70,21 @@ struct Node<B> {
     value: f32,
 }
 
-/// A move from a node to its child.
+/// No node yet (`Edge::child`): the search has not gone this way.
+const NONE: u32 = u32::MAX;
+
+/// A move from a node to its child. The child's node is made the first time the search goes
+/// this way (a move that ends the game gets it at once); until then the edge holds the
+/// child's evaluation, so an untried move costs a few bytes, not a position.
 #[derive(Clone, Copy)]
 struct Edge {
     mv: u16,
     child: u32,
+    /// The simulations that took this move from this parent (a child shared by several
+    /// parents counts its visits from all of them; the choice at a node uses these).
+    visits: u32,
+    /// The child's value for the parent's mover while it has no node.
+    value: f32,
 }
 
 /// The search graph: nodes, their edges, and the nodes by position (a key of the position and
@@ -83,38 +95,79 @@ struct Tree<B> {
     index: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
 }
 
-/// The bytes one more node takes at most (itself, an edge to it, its index entry).
-fn node_bytes<B>() -> usize {
-    std::mem::size_of::<Node<B>>() + std::mem::size_of::<Edge>() + 24
-}
+/// The bytes an index entry takes, about (key, id and the map's own share).
+const INDEX_BYTES: usize = 24;
 
 impl<B: Bits> Tree<B> {
+    fn key(pos: &Position<B>, players: usize) -> u64 {
+        zobrist(pos, players) ^ mix(u64::from(pos.ply))
+    }
+
+    fn new(root: &Position<B>, players: usize) -> Self {
+        let key = Self::key(root, players);
+        Tree {
+            nodes: vec![Node::new(*root, key, 0.5)],
+            edges: Vec::new(),
+            index: HashMap::from_iter([(key, 0)]),
+        }
+    }
+
     fn bytes(&self) -> usize {
         self.nodes.len() * std::mem::size_of::<Node<B>>()
             + self.edges.len() * std::mem::size_of::<Edge>()
-            + self.index.len() * 24
+            + self.index.len() * INDEX_BYTES
+    }
+
+    /// The node of `pos`: the one the graph has (reached by another order of moves), or a new
+    /// one with `value`; None when the memory bound or the allocator says no.
+    fn node_of(
+        &mut self,
+        pos: Position<B>,
+        players: usize,
+        value: f32,
+        budget: usize,
+    ) -> Option<u32> {
+        let key = Self::key(&pos, players);
+        if let Some(&id) = self.index.get(&key) {
+            if self.nodes[id as usize].pos == pos {
+                return Some(id);
+            }
+        }
+        let bytes = std::mem::size_of::<Node<B>>() + INDEX_BYTES;
+        if self.bytes() + bytes > budget
+            || self.nodes.try_reserve(1).is_err()
+            || self.index.try_reserve(1).is_err()
+        {
+            return None;
+        }
+        self.nodes.push(Node::new(pos, key, value));
+        let id = (self.nodes.len() - 1) as u32;
+        self.index.insert(key, id);
+        Some(id)
     }
 
     /// The part of the graph below `root` (if the graph holds it), copied into a graph of its
-    /// own with `root` as node 0; None if it does not, or memory for the copy is short.
-    fn reroot(self, root: &Position<B>, players: usize) -> Option<Self> {
-        let key = |pos: &Position<B>| zobrist(pos, players) ^ mix(u64::from(pos.ply));
-        let start = *self.index.get(&key(root))?;
+    /// own with `root` as node 0; None if it does not, if memory for the copy is short, or if
+    /// `stop` says so while copying (Ctrl-C, the deadline).
+    fn reroot(self, root: &Position<B>, players: usize, stop: &dyn Fn() -> bool) -> Option<Self> {
+        let start = *self.index.get(&Self::key(root, players))?;
         if self.nodes[start as usize].pos != *root {
             return None;
         }
         let mut new_id = Vec::new();
         new_id.try_reserve_exact(self.nodes.len()).ok()?;
-        new_id.resize(self.nodes.len(), u32::MAX);
+        new_id.resize(self.nodes.len(), NONE);
         let mut tree = Tree {
             nodes: Vec::new(),
             edges: Vec::new(),
             index: HashMap::default(),
         };
-        let mut copy = |tree: &mut Self, old: u32| -> Option<u32> {
-            if new_id[old as usize] == u32::MAX {
+        let mut old_of: Vec<u32> = Vec::new();
+        let mut copy = |tree: &mut Self, old_of: &mut Vec<u32>, old: u32| -> Option<u32> {
+            if new_id[old as usize] == NONE {
                 tree.nodes.try_reserve(1).ok()?;
                 tree.index.try_reserve(1).ok()?;
+                old_of.try_reserve(1).ok()?;
                 let node = &self.nodes[old as usize];
                 tree.nodes.push(Node {
                     first: LEAF,
@@ -122,29 +175,30 @@ impl<B: Bits> Tree<B> {
                     ..*node
                 });
                 new_id[old as usize] = (tree.nodes.len() - 1) as u32;
-                tree.index.insert(key(&node.pos), new_id[old as usize]);
+                tree.index.insert(node.key, new_id[old as usize]);
+                old_of.push(old);
             }
             Some(new_id[old as usize])
         };
-        copy(&mut tree, start)?;
+        copy(&mut tree, &mut old_of, start)?;
         // Breadth first: node i of the copy gets its edges when the walk reaches it.
-        let mut old_of = vec![start];
         let mut i = 0;
         while i < tree.nodes.len() {
-            let old = old_of[i] as usize;
-            let edges = self.children(old);
+            if i % 1024 == 1023 && stop() {
+                return None;
+            }
+            let edges = self.children(old_of[i] as usize);
             if !edges.is_empty() {
                 tree.edges.try_reserve(edges.len()).ok()?;
                 tree.nodes[i].first = tree.edges.len() as u32;
                 tree.nodes[i].count = edges.len() as u16;
                 for e in edges {
-                    let before = tree.nodes.len();
-                    let child = copy(&mut tree, e.child)?;
-                    if tree.nodes.len() > before {
-                        old_of.try_reserve(1).ok()?;
-                        old_of.push(e.child);
-                    }
-                    tree.edges.push(Edge { mv: e.mv, child });
+                    let child = if e.child == NONE {
+                        NONE
+                    } else {
+                        copy(&mut tree, &mut old_of, e.child)?
+                    };
+                    tree.edges.push(Edge { child, ..*e });
                 }
             }
             i += 1;
@@ -158,6 +212,21 @@ impl<B: Bits> Tree<B> {
             &[]
         } else {
             &self.edges[node.first as usize..node.first as usize + node.count as usize]
+        }
+    }
+}
+
+impl<B> Node<B> {
+    fn new(pos: Position<B>, key: u64, value: f32) -> Self {
+        Node {
+            pos,
+            key,
+            first: LEAF,
+            count: 0,
+            visits: 0,
+            reward: [0.0; 8],
+            proven: OPEN,
+            value,
         }
     }
 }
@@ -286,7 +355,10 @@ fn search<B: Bits>(
             game_rng(seed ^ key, t as u64),
             budget,
             control,
-            kept.and_then(|tree| tree.reroot(root, cfg.players)),
+            kept.and_then(|tree| {
+                let stop = || control.cancelled() || deadline.is_some_and(|d| Instant::now() >= d);
+                tree.reroot(root, cfg.players, &stop)
+            }),
         )
     };
     // The trees kept from the seat's last move (with `reuse`), one per thread.
@@ -325,7 +397,10 @@ fn search<B: Bits>(
                 s.proven = s.proven.or(child.proven);
             }
         }
-        graphs.push(Some(tree));
+        // A graph is kept for the next move only if it holds at most half the memory bound:
+        // the kept graphs of every seat of a game live side by side, and a copy is made of
+        // the part that is reused.
+        graphs.push((tree.bytes() <= budget / 2).then_some(tree));
     }
     if let (true, Some(m)) = (params.reuse, memory) {
         m.0 = graphs;
@@ -368,23 +443,9 @@ fn mcts_tree<B: Bits>(
     let cutoff = if two { params.cutoff } else { 0 };
     let scale = SCALE;
     let players = cfg.players;
-    let mut tree = kept.unwrap_or_else(|| {
-        let key = zobrist(root, players) ^ mix(u64::from(root.ply));
-        Tree {
-            nodes: vec![Node {
-                pos: *root,
-                first: LEAF,
-                count: 0,
-                visits: 0,
-                reward: [0.0; 8],
-                proven: OPEN,
-                value: 0.5,
-            }],
-            edges: Vec::new(),
-            index: HashMap::from_iter([(key, 0)]),
-        }
-    });
-    let mut path: Vec<u32> = Vec::new();
+    let mut tree = kept.unwrap_or_else(|| Tree::new(root, players));
+    // The simulation's path: each node and the edge that led to it (`NONE` at the root).
+    let mut path: Vec<(u32, u32)> = Vec::new();
     let mut done = 0u64;
     loop {
         if done % 16 == 0 && control.cancelled() {
@@ -402,13 +463,14 @@ fn mcts_tree<B: Bits>(
         }
         done += 1;
         // 1. Selection, 2. expansion: descend by UCT through nodes with children; a leaf
-        // reached for the second time gets all its children at once (while the tree has
-        // room; a full tree goes on with playouts from its leaves) and the descent goes on
-        // into one of them. With the solver, a proven node is not descended (its result is
-        // known) and a child proven lost for the mover is never picked while another remains.
+        // reached for the second time gets all its children's edges at once (while the tree
+        // has room; a full tree goes on with playouts from its leaves) and the descent goes
+        // on along one of them, whose node is made (or found, for a transposition) then. With
+        // the solver, a proven node is not descended (its result is known) and a child proven
+        // lost for the mover is never picked while another remains.
         let mut n = 0usize;
         path.clear();
-        path.push(0);
+        path.push((0, NONE));
         loop {
             let node = &tree.nodes[n];
             if node.pos.winner().is_some() || (solver && node.proven != OPEN) {
@@ -421,11 +483,29 @@ fn mcts_tree<B: Bits>(
             {
                 break;
             }
-            n = select(&tree, n, c, alpha, solver, &mut rng);
+            let e = select(&tree, n, c, alpha, solver, &mut rng);
+            let mut child = tree.edges[e].child;
+            if child == NONE {
+                let mut pos = tree.nodes[n].pos;
+                play_unchecked(
+                    geo,
+                    cfg.rules,
+                    players,
+                    &mut pos,
+                    usize::from(tree.edges[e].mv),
+                    &mut (),
+                );
+                match tree.node_of(pos, players, tree.edges[e].value, budget) {
+                    Some(id) => child = id,
+                    None => break, // no room: a playout from here
+                }
+                tree.edges[e].child = child;
+            }
             if path.try_reserve(1).is_err() {
                 break;
             }
-            path.push(n as u32);
+            n = child as usize;
+            path.push((child, e as u32));
         }
         // 3. Playout: random moves, or greedy ones for a `greedy` share, to the end of the
         // game or, with a `cutoff`, for that many moves and then the evaluation (a node
@@ -476,7 +556,7 @@ fn mcts_tree<B: Bits>(
         // its mover if a child is, lost once every child is won for the other player. With
         // `minimax`, every node on the path takes the negamax of its children's values.
         let mut proving = solver;
-        for &k in path.iter().rev() {
+        for &(k, via) in path.iter().rev() {
             let i = k as usize;
             if proving && tree.nodes[i].proven == OPEN {
                 proving = settle(&mut tree, i);
@@ -487,15 +567,16 @@ fn mcts_tree<B: Bits>(
                     f32::from(u8::from(node.proven != node.pos.to_move))
                 } else {
                     let best = tree.children(i).iter();
-                    1.0 - best
-                        .map(|e| tree.nodes[e.child as usize].value)
-                        .fold(0.0, f32::max)
+                    1.0 - best.map(|e| tree.edge_value(e)).fold(0.0, f32::max)
                 };
             }
             let node = &mut tree.nodes[i];
             node.visits += 1;
             for (r, x) in node.reward.iter_mut().zip(reward) {
                 *r += x;
+            }
+            if via != NONE {
+                tree.edges[via as usize].visits += 1;
             }
         }
         if solver && tree.nodes[0].proven != OPEN {
@@ -507,13 +588,14 @@ fn mcts_tree<B: Bits>(
         .children(0)
         .iter()
         .filter_map(|e| {
-            let node = &tree.nodes[e.child as usize];
+            let node = (e.child != NONE).then(|| &tree.nodes[e.child as usize])?;
             let proven =
                 (solver && node.proven != OPEN).then_some(usize::from(node.proven) == mover);
-            (node.visits > 0 || proven.is_some()).then(|| MoveStats {
+            let mean = f64::from(node.reward[mover]) / f64::from(node.visits.max(1));
+            (e.visits > 0 || proven.is_some()).then(|| MoveStats {
                 cell: e.mv as usize,
-                visits: u64::from(node.visits),
-                reward: f64::from(node.reward[mover]),
+                visits: u64::from(e.visits),
+                reward: mean * f64::from(e.visits),
                 proven,
             })
         })
@@ -521,10 +603,21 @@ fn mcts_tree<B: Bits>(
     (children, done, tree)
 }
 
-/// Gives leaf `n` all its children (false if the tree has no room for them); a child
-/// position already in the tree (reached by another order of moves) is shared. A new child's
-/// value (with `alpha > 0`) is its evaluation for `n`'s mover; a child that ends the game is
-/// proven.
+impl<B: Bits> Tree<B> {
+    /// The value of an edge's child for the parent's mover: its node's, or the edge's own
+    /// while it has none.
+    fn edge_value(&self, e: &Edge) -> f32 {
+        if e.child == NONE {
+            e.value
+        } else {
+            self.nodes[e.child as usize].value
+        }
+    }
+}
+
+/// Gives leaf `n` the edges of all its moves (false if the tree has no room for them). An
+/// edge's value (with `alpha > 0`) is the evaluation of the position after the move for `n`'s
+/// mover; a move that ends the game gets its child's node at once, proven.
 #[allow(clippy::too_many_arguments)]
 fn expand<B: Bits>(
     tree: &mut Tree<B>,
@@ -539,55 +632,50 @@ fn expand<B: Bits>(
     let legal = legal_mask(geo, cfg.rules, &parent);
     let count = legal.count() as usize;
     if count == 0
-        || tree.bytes() + count * node_bytes::<B>() > budget
-        || tree.nodes.try_reserve(count).is_err()
+        || tree.bytes() + count * std::mem::size_of::<Edge>() > budget
         || tree.edges.try_reserve(count).is_err()
-        || tree.index.try_reserve(count).is_err()
     {
         return false;
     }
     let first = tree.edges.len() as u32;
+    let mut room = true;
     legal.for_each(|m| {
         let mut pos = parent;
         play_unchecked(geo, cfg.rules, cfg.players, &mut pos, m, &mut ());
-        let key = zobrist(&pos, cfg.players) ^ mix(u64::from(pos.ply));
-        let known = tree
-            .index
-            .get(&key)
-            .copied()
-            .filter(|&id| tree.nodes[id as usize].pos == pos);
-        let child = known.unwrap_or_else(|| {
-            let winner = pos.winner();
-            let value = match winner {
-                Some(w) => f32::from(u8::from(w == parent.to_move as usize)),
-                None if alpha > 0.0 => heuristic(geo, &pos, parent.to_move, scale),
-                None => 0.5,
-            };
-            tree.nodes.push(Node {
-                pos,
-                first: LEAF,
-                count: 0,
-                visits: 0,
-                reward: [0.0; 8],
-                proven: winner.map_or(OPEN, |w| w as u8),
-                value,
-            });
-            let id = (tree.nodes.len() - 1) as u32;
-            tree.index.insert(key, id);
-            id
-        });
+        let winner = pos.winner();
+        let value = match winner {
+            Some(w) => f32::from(u8::from(w == parent.to_move as usize)),
+            None if alpha > 0.0 => heuristic(geo, &pos, parent.to_move, scale),
+            None => 0.5,
+        };
+        let mut child = NONE;
+        if let Some(w) = winner {
+            match tree.node_of(pos, cfg.players, value, budget) {
+                Some(id) => {
+                    tree.nodes[id as usize].proven = w as u8;
+                    child = id;
+                }
+                None => room = false,
+            }
+        }
         tree.edges.push(Edge {
             mv: m as u16,
             child,
+            visits: 0,
+            value,
         });
     });
+    if !room {
+        tree.edges.truncate(first as usize); // a half-made node is no node
+        return false;
+    }
     tree.nodes[n].first = first;
     tree.nodes[n].count = count as u16;
     true
 }
 
-/// The child of `n` to descend into: the highest UCT score, the mean reward blended with the
-/// child's minimax value by `alpha`; a child never visited scores its value as its mean (with
+/// The edge of `n` to descend along: the highest UCT score, the child's mean reward blended
+/// with its minimax value by `alpha`; a move never tried scores its value as its mean (with
 /// `alpha == 0`, it comes first: every move is tried once, in random order). Ties at random.
 fn select<B: Bits>(
     tree: &Tree<B>,
@@ -601,30 +689,30 @@ fn select<B: Bits>(
     let mover = node.pos.to_move as usize;
     let log_parent = f64::from(node.visits.max(1)).ln();
     let alpha = f64::from(alpha);
-    let (mut best, mut best_score, mut ties) = (0usize, f64::NEG_INFINITY, 0u32);
-    for e in tree.children(n) {
-        let child = &tree.nodes[e.child as usize];
-        let v = f64::from(child.visits.max(1));
-        let value = f64::from(child.value);
-        let mut score = if child.visits == 0 && alpha == 0.0 {
+    let first = node.first as usize;
+    let (mut best, mut best_score, mut ties) = (first, f64::NEG_INFINITY, 0u32);
+    for (i, e) in tree.children(n).iter().enumerate() {
+        let child = (e.child != NONE).then(|| &tree.nodes[e.child as usize]);
+        let value = f64::from(tree.edge_value(e));
+        let mut score = if e.visits == 0 && alpha == 0.0 {
             f64::INFINITY
         } else {
-            let mean = if child.visits == 0 {
-                value
-            } else {
-                f64::from(child.reward[mover]) / v
+            let mean = match child {
+                Some(ch) if ch.visits > 0 => f64::from(ch.reward[mover]) / f64::from(ch.visits),
+                _ => value,
             };
+            let v = f64::from(e.visits.max(1));
             (1.0 - alpha) * mean + alpha * value + c * (log_parent / v).sqrt()
         };
-        if solver && child.proven != OPEN && usize::from(child.proven) != mover {
+        if solver && child.is_some_and(|ch| ch.proven != OPEN && usize::from(ch.proven) != mover) {
             score = f64::MIN; // lost: the last resort
         }
         if score > best_score {
-            (best, best_score, ties) = (e.child as usize, score, 1);
+            (best, best_score, ties) = (first + i, score, 1);
         } else if score == best_score {
             ties += 1;
             if rng.random_range(0..ties) == 0 {
-                best = e.child as usize;
+                best = first + i;
             }
         }
     }
@@ -642,7 +730,11 @@ fn settle<B: Bits>(tree: &mut Tree<B>, n: usize) -> bool {
     let mover = node.pos.to_move;
     let mut all_lost = true;
     for e in tree.children(n) {
-        let p = tree.nodes[e.child as usize].proven;
+        let p = if e.child == NONE {
+            OPEN
+        } else {
+            tree.nodes[e.child as usize].proven
+        };
         if p == mover {
             tree.nodes[n].proven = mover;
             return true;
@@ -694,27 +786,30 @@ mod tests {
         .2
     }
 
-    /// Every edge leads to the position its move makes, every node is indexed under its own
-    /// position, and a node's visits are at least those of the edges into it on the path...
-    /// at least the sum over its children (each simulation through a node continues into
-    /// one child, except the one that ended at it).
+    /// Every edge with a node leads to the position its move makes (an edge without one was
+    /// never taken), every node is indexed under its own position, and a node's visits are at
+    /// least the sum of its edges'.
     fn check_graph(cfg: &Config, tree: &Tree<u64>) {
         let geo = Geometry::<u64>::new(cfg.width, cfg.height);
         for (n, node) in tree.nodes.iter().enumerate() {
             let key = zobrist(&node.pos, cfg.players) ^ mix(u64::from(node.pos.ply));
+            assert_eq!(node.key, key);
             assert_eq!(tree.index.get(&key), Some(&(n as u32)));
+            let mut through = 0;
             for e in tree.children(n) {
+                if e.child == NONE {
+                    assert_eq!(e.visits, 0);
+                    continue;
+                }
                 let mut pos = node.pos;
-                play_unchecked(
-                    &geo,
-                    cfg.rules,
-                    cfg.players,
-                    &mut pos,
-                    e.mv as usize,
-                    &mut (),
-                );
+                let m = e.mv as usize;
+                play_unchecked(&geo, cfg.rules, cfg.players, &mut pos, m, &mut ());
                 assert_eq!(pos, tree.nodes[e.child as usize].pos);
+                through += e.visits;
             }
+            // Every simulation through a node goes on along one of its edges, but those that
+            // ended there.
+            assert!(through <= node.visits);
         }
     }
 
@@ -723,8 +818,16 @@ mod tests {
         let cfg = Config::new(3, 3, 2, Rules::CLASSIC, 0).unwrap();
         let tree = grow(&cfg, &Position::start(&cfg), 3000);
         check_graph(&cfg, &tree);
-        // Some position is reached by two orders of moves: fewer nodes than edges + root.
-        assert!(tree.nodes.len() < tree.edges.len() + 1);
+        // Some position is reached by two orders of moves: fewer nodes than the edges that
+        // lead to one, plus the root.
+        let linked = tree.edges.iter().filter(|e| e.child != NONE).count();
+        assert!(
+            tree.nodes.len() < linked + 1,
+            "{} nodes, {linked} edges",
+            tree.nodes.len()
+        );
+        // Untried moves have no node: far fewer nodes than edges.
+        assert!(tree.nodes.len() * 2 < tree.edges.len());
     }
 
     #[test]
@@ -744,7 +847,9 @@ mod tests {
         let b = busiest(&tree, a);
         let pos = tree.nodes[b].pos;
         let (visits, reward) = (tree.nodes[b].visits, tree.nodes[b].reward);
-        let kept = tree.reroot(&pos, 2).expect("the position is in the graph");
+        let kept = tree
+            .reroot(&pos, 2, &|| false)
+            .expect("the position is in the graph");
         assert_eq!(kept.nodes[0].pos, pos);
         assert_eq!(
             (kept.nodes[0].visits, kept.nodes[0].reward),
@@ -759,7 +864,41 @@ mod tests {
             play_unchecked(&geo, cfg.rules, 2, &mut other, m, &mut ());
         }
         let tree = grow(&cfg, &root, 50);
-        assert!(tree.reroot(&other, 2).is_none());
+        assert!(tree.reroot(&other, 2, &|| false).is_none());
+        // Ctrl-C or the deadline while copying a big graph: nothing kept.
+        let tree = grow(&cfg, &root, 20_000);
+        let b = busiest(&tree, busiest(&tree, 0));
+        let pos = tree.nodes[b].pos;
+        assert!(tree.nodes.len() > 5000);
+        assert!(tree.reroot(&pos, 2, &|| true).is_none());
+    }
+
+    #[test]
+    fn untried_moves_take_no_node() {
+        // 32 x 32: 1,024 moves a position; a node is a 1.4 KB position.
+        let cfg = Config::new(32, 32, 2, Rules::COLORWARS, 0).unwrap();
+        let geo = Geometry::<crate::bits::Wide<16>>::new(32, 32);
+        let root = Position::start(&cfg);
+        let p = MctsParams {
+            cutoff: 10,
+            ..params(1000)
+        };
+        let control = Control::new();
+        let (_, sims, tree) = mcts_tree(
+            &geo,
+            &cfg,
+            &root,
+            &p,
+            1000,
+            None,
+            game_rng(1, 0),
+            1 << 30,
+            &control,
+            None,
+        );
+        assert_eq!(sims, 1000);
+        assert!(tree.nodes.len() <= 1001);
+        assert!(tree.bytes() < 16 << 20, "{} bytes", tree.bytes());
     }
 
     #[test]
@@ -797,10 +936,7 @@ mod tests {
             if kids.is_empty() || node.proven != OPEN || node.visits == 0 {
                 continue;
             }
-            let best = kids
-                .iter()
-                .map(|e| tree.nodes[e.child as usize].value)
-                .fold(0.0, f32::max);
+            let best = kids.iter().map(|e| tree.edge_value(e)).fold(0.0, f32::max);
             assert!((0.0..=1.0).contains(&node.value));
             // Values below may have changed through another parent since this node's last
             // update; the root's are up to date after the last simulation through it.
