@@ -90,8 +90,8 @@ COMMANDS = (
 
 def default_ai(players: int) -> Player:
     """The default AI (``ai``) and hint: the strongest at about a second a move. Alpha-beta
-    for two players (at equal time, 0.05 s a move, MCTS won 46% of 200 games against it on
-    5x5 colorwars, 0.5% on 9x6 classic and 2% on 8x8 classic: benchmarks/ai_versus.py; the
+    for two players (at equal time, 0.05 s a move, MCTS won 48% of 200 games against it on
+    5x5 colorwars, 1.5% on 9x6 classic and 0.5% on 8x8 classic: benchmarks/ai_versus.py; the
     web game's hint is alpha-beta too), MCTS for more (alpha-beta plays two-player games
     only)."""
     if players == 2:
