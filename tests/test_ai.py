@@ -533,6 +533,8 @@ def test_mcts_tree_reuse_in_matches_is_reproducible_and_changes_the_play() -> No
 def test_the_versus_benchmark_runs() -> None:
     """benchmarks/ai_versus.py (the README's equal-time matches) on a tiny budget."""
     script = Path(__file__).parent.parent / "benchmarks" / "ai_versus.py"
+    if not script.exists():
+        pytest.skip("the benchmarks are not in this copy of the suite (the wheel's test)")
     args = ["--a", "mcts:time=0.002", "--b", "alphabeta:time=0.002", "--games", "4"]
     out = subprocess.run(
         [sys.executable, str(script), *args, "--boards", "3x3:classic"],
