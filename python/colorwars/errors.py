@@ -13,6 +13,7 @@ __all__ = [
     "BackendError",
     "ColorwarsError",
     "ConfigError",
+    "FileError",
     "GameOverError",
     "IllegalMoveError",
     "InvalidIndexError",
@@ -46,6 +47,13 @@ class ColorwarsError(ValueError):
 
 class ConfigError(ColorwarsError):
     """A game configuration that is not supported."""
+
+
+class FileError(ConfigError):
+    """A file colorwars reads or writes that cannot be trusted or written: damaged (a checksum
+    that does not match, a truncated or altered part), of another format or version, locked
+    by another run, or an output whose folder is missing, not writable or full. The message
+    names the path and what failed."""
 
 
 class InvalidSizeError(ConfigError):

@@ -1,0 +1,207 @@
+"""Files colorwars writes and reads back: written atomically, sealed with a version and
+checksums, checked before they are trusted (SQLite's write-temp-fsync-rename, a BLAKE2b digest).
+
+- ``check_output(path, what)`` before the work: the folder exists and is writable.
+- ``atomic_open(path, what)`` / ``atomic_write(path, data, what)``: a temporary file in the
+  same folder, flushed and fsynced, then renamed over the target (and the folder fsynced), so
+  the file is either the old one or the new one whatever happens in between (a crash, Ctrl-C,
+  ``kill -9``, a full disk); on any failure the temporary file is removed and an ``OSError``
+  becomes our ``FileError`` naming the path.
+- ``seal(kind, version, header, body)`` / ``unseal(path, data, kind, version)``: a container
+  of a JSON header and a binary body, each with a BLAKE2b-256 digest::
+
+      colorwars <kind> <version>\\n
+      <header: one line of JSON, which holds "body_bytes" and "body_blake2b">\\n
+      blake2b <digest of the two lines above>\\n
+      <body>
+
+  ``unseal`` says exactly what failed (another kind or version, the header's digest, a
+  truncated or altered body) in a ``FileError`` naming the file, before anything is used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, Literal, overload
+
+from colorwars.errors import FileError
+
+__all__ = [
+    "atomic_open",
+    "atomic_write",
+    "check_output",
+    "digest",
+    "read_sealed",
+    "seal",
+    "unseal",
+]
+
+
+def digest(data: bytes) -> str:
+    """The BLAKE2b-256 digest of ``data`` in hex."""
+    return hashlib.blake2b(data, digest_size=32).hexdigest()
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e) or type(e).__name__
+
+
+def check_output(path: str | os.PathLike[str], what: str) -> Path:
+    """``path`` as a ``Path`` once its folder is known to exist and be writable (checked before
+    any work, so a long run never ends in a file it cannot write); else a ``FileError``."""
+    target = Path(os.fspath(path))
+    folder = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise FileError(f"cannot write {what} {target}: it is a folder")
+    if not folder.is_dir():
+        raise FileError(f"cannot write {what} {target}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise FileError(f"cannot write {what} {target}: the folder {folder} is not writable")
+    return target
+
+
+def _fsync_folder(folder: Path) -> None:
+    # The rename is durable once the folder's entry is on disk (POSIX); not every system
+    # lets a folder be opened, and a failure here leaves a complete file anyway.
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@overload
+def atomic_open(
+    path: str | os.PathLike[str], what: str, mode: Literal["wb"] = "wb"
+) -> contextlib.AbstractContextManager[IO[bytes]]: ...
+@overload
+def atomic_open(
+    path: str | os.PathLike[str], what: str, mode: Literal["w"]
+) -> contextlib.AbstractContextManager[IO[str]]: ...
+def atomic_open(path: str | os.PathLike[str], what: str, mode: str = "wb") -> Any:
+    """A file object to write ``path`` atomically: the data lands only when the ``with`` block
+    ends without an error. ``mode`` is ``"wb"`` or ``"w"`` (UTF-8 text, ``\\n`` line ends)."""
+    return _atomic(check_output(path, what), what, mode)
+
+
+@contextlib.contextmanager
+def _atomic(target: Path, what: str, mode: str) -> Iterator[IO[Any]]:
+    folder = target.parent if str(target.parent) else Path(".")
+    try:
+        fd, name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as e:
+        raise FileError(f"cannot write {what} {target}: {_reason(e)}") from None
+    tmp = Path(name)
+    try:
+        # mkstemp makes the file private (0600); give it the mode a plain open() would.
+        umask = os.umask(0)
+        os.umask(umask)
+        with contextlib.suppress(OSError):
+            os.chmod(fd, 0o666 & ~umask)
+        if mode == "w":
+            f: IO[Any] = os.fdopen(fd, "w", encoding="utf-8", newline="")
+        else:
+            f = os.fdopen(fd, "wb")
+        with f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        if isinstance(e, OSError):
+            raise FileError(f"cannot write {what} {target}: {_reason(e)}") from None
+        raise
+    _fsync_folder(folder)
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes | str, what: str) -> None:
+    """Writes ``data`` to ``path`` atomically (see ``atomic_open``)."""
+    if isinstance(data, str):
+        with atomic_open(path, what, "w") as f:
+            f.write(data)
+    else:
+        with atomic_open(path, what) as fb:
+            fb.write(data)
+
+
+def _magic(kind: str, version: int) -> bytes:
+    return f"colorwars {kind} {version}\n".encode()
+
+
+def seal(kind: str, version: int, header: dict[str, Any], body: bytes = b"") -> bytes:
+    """The bytes of a sealed file: ``header`` (JSON-able, without the reserved keys
+    ``body_bytes`` and ``body_blake2b``) and ``body``, each under a digest."""
+    fields = {**header, "body_bytes": len(body), "body_blake2b": digest(body)}
+    head = _magic(kind, version) + json.dumps(fields, sort_keys=True).encode() + b"\n"
+    return head + b"blake2b " + digest(head).encode() + b"\n" + body
+
+
+def unseal(
+    path: str | os.PathLike[str], data: bytes, kind: str, version: int, what: str
+) -> tuple[dict[str, Any], bytes]:
+    """The header and body of a sealed file's ``data``, read from ``path``; a ``FileError``
+    naming the file and what failed if it is not a sealed ``kind`` of this ``version`` or if
+    any digest does not match."""
+
+    def bad(reason: str) -> FileError:
+        return FileError(f"invalid {what} {os.fspath(path)}: {reason}")
+
+    magic = _magic(kind, version)
+    if not data.startswith(magic):
+        first = data[: data.find(b"\n") + 1 if b"\n" in data[:80] else 40]
+        prefix = f"colorwars {kind} ".encode()
+        if first.startswith(prefix):
+            found = first[len(prefix) :].decode("ascii", "replace").strip()
+            raise bad(
+                f"it is format {found!r} and this colorwars reads format {version}"
+                " (move it aside or delete it to start again)"
+            )
+        raise bad(f"not a colorwars {kind} file")
+    end = data.find(b"\n", len(magic))
+    if end < 0:
+        raise bad("the header is truncated")
+    head = data[: end + 1]
+    check_end = data.find(b"\n", end + 1)
+    if check_end < 0:
+        raise bad("the header's checksum is missing (truncated)")
+    line = data[end + 1 : check_end]
+    if not line.startswith(b"blake2b ") or line[8:].decode("ascii", "replace") != digest(head):
+        raise bad("the header's checksum does not match (the file is damaged)")
+    try:
+        header = json.loads(head[len(magic) :])
+    except (ValueError, RecursionError) as e:
+        raise bad(f"the header is not JSON ({e})") from None
+    if not isinstance(header, dict):
+        raise bad("the header is not a JSON object")
+    size, body_digest = header.pop("body_bytes", None), header.pop("body_blake2b", None)
+    if not isinstance(size, int) or isinstance(size, bool) or not isinstance(body_digest, str):
+        raise bad("the header does not describe its body")
+    body = data[check_end + 1 :]
+    if len(body) != size:
+        raise bad(f"the body is {len(body)} bytes where the header says {size} (truncated?)")
+    if digest(body) != body_digest:
+        raise bad("the body's checksum does not match (the file is damaged)")
+    return header, body
+
+
+def read_sealed(
+    path: str | os.PathLike[str], kind: str, version: int, what: str
+) -> tuple[dict[str, Any], bytes] | None:
+    """``unseal`` of the file at ``path``; None if there is no file. A file that cannot be read
+    is a ``FileError`` naming it."""
+    try:
+        data = Path(os.fspath(path)).read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise FileError(f"cannot read {what} {os.fspath(path)}: {_reason(e)}") from None
+    return unseal(path, data, kind, version, what)
