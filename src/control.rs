@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use crate::error::Error;
+
 /// Shared between long work and whoever watches it.
 #[derive(Debug, Default)]
 pub struct Control {
@@ -54,8 +56,8 @@ pub struct Watched<T, E> {
 
 /// Runs `work` on a thread of its own while the calling thread wakes every `interval` to call
 /// `tick(done)`; an error from `tick` cancels the work, which stops at its next poll of
-/// `Control::cancelled`.
-pub fn watch<T, E, W, F>(interval: Duration, work: W, mut tick: F) -> Watched<T, E>
+/// `Control::cancelled`. A thread that cannot be started is `Error::OutOfMemory`.
+pub fn watch<T, E, W, F>(interval: Duration, work: W, mut tick: F) -> Result<Watched<T, E>, Error>
 where
     T: Send,
     W: FnOnce(&Control) -> T + Send,
@@ -66,12 +68,14 @@ where
     let (out, seconds) = std::thread::scope(|scope| {
         let (finished, wait) = channel::<()>();
         let control = &control;
-        let worker = scope.spawn(move || {
-            let start = Instant::now();
-            let out = work(control);
-            drop(finished); // wakes the loop below at once
-            (out, start.elapsed().as_secs_f64())
-        });
+        let worker = std::thread::Builder::new()
+            .spawn_scoped(scope, move || {
+                let start = Instant::now();
+                let out = work(control);
+                drop(finished); // wakes the loop below at once
+                (out, start.elapsed().as_secs_f64())
+            })
+            .map_err(|e| Error::OutOfMemory(format!("a thread for the work ({e})")))?;
         while let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(interval) {
             if failure.is_none() {
                 if let Err(e) = tick(control.done()) {
@@ -81,17 +85,17 @@ where
             }
         }
         match worker.join() {
-            Ok(result) => result,
+            Ok(result) => Ok(result),
             // The work panicked: re-raise it here, where the caller's unwinding handles it.
             Err(panic) => std::panic::resume_unwind(panic),
         }
-    });
-    Watched {
+    })?;
+    Ok(Watched {
         out,
         failure,
         seconds,
         done: control.done(),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -112,7 +116,8 @@ mod tests {
                 n
             },
             |done| if done > 10 { Err("stop") } else { Ok(()) },
-        );
+        )
+        .unwrap();
         assert!(w.out > 10);
         assert_eq!(w.failure, Some("stop"));
         assert!(w.done > 10);
@@ -127,7 +132,8 @@ mod tests {
                 7
             },
             |_| Err::<(), ()>(()),
-        );
+        )
+        .unwrap();
         assert_eq!((w.out, w.failure, w.done), (7, None, 3));
     }
 }

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods};
 use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -204,7 +204,7 @@ where
                 Ok::<(), PyErr>(())
             })
         })
-    });
+    })?;
     if let Some(e) = run.failure {
         return Err(e);
     }
@@ -486,6 +486,10 @@ struct EnvBuffers {
 pub struct NativeVecEnv {
     env: AnyVecEnv,
     pool: rayon::ThreadPool,
+    /// The pool's size as asked (0: one per core) and the process it was started in: a
+    /// forked child has none of the parent's threads, so it starts a pool of its own.
+    threads: usize,
+    pid: u32,
     illegal: Illegal,
     #[pyo3(get)]
     obs: Py<PyArray4<u8>>,
@@ -527,36 +531,98 @@ fn buffer_shape(name: &str, array: &Bound<'_, PyAny>, shape: &[usize]) -> PyResu
     Ok(())
 }
 
+/// A mutable borrow of one of the environment's own buffers. A caller may have made the
+/// buffer read-only (through a view's `.base`); it is the environment's, so it is made
+/// writable again. A buffer another call holds (another thread passed it to a call that is
+/// still running) is our error, never a panic.
+fn own_buffer<'py, T: numpy::Element, D: numpy::ndarray::Dimension>(
+    array: &Bound<'py, numpy::PyArray<T, D>>,
+    name: &str,
+) -> PyResult<numpy::PyReadwriteArray<'py, T, D>> {
+    match array.try_readwrite() {
+        Ok(rw) => return Ok(rw),
+        Err(numpy::BorrowError::NotWriteable) => {
+            array.getattr("flags")?.setattr("writeable", true)?;
+        }
+        Err(_) => {}
+    }
+    array.try_readwrite().map_err(|_| {
+        ConfigError::new_err(format!(
+            "the environment's {name} buffer is in use by another call still running (an \
+             array it handed out was passed to a call in another thread): pass a copy"
+        ))
+    })
+}
+
 /// Borrows every output array mutably and runs `f` on the buffers with the GIL released.
 macro_rules! with_buffers {
     ($self:ident, $py:ident, |$b:ident| $body:expr) => {{
-        let mut obs = $self.obs.bind($py).readwrite();
-        let mut mask = $self.mask.bind($py).readwrite();
-        let mut to_move = $self.to_move.bind($py).readwrite();
-        let mut rewards = $self.rewards.bind($py).readwrite();
-        let mut seat = $self.seat_rewards.bind($py).readwrite();
-        let mut term = $self.terminated.bind($py).readwrite();
-        let mut trunc = $self.truncated.bind($py).readwrite();
-        let mut winner = $self.winner.bind($py).readwrite();
-        let mut eplies = $self.episode_plies.bind($py).readwrite();
-        let mut illegal = $self.illegal_actions.bind($py).readwrite();
-        let mut fin = $self.final_obs.bind($py).readwrite();
-        // Contiguity and shapes were checked when the buffers were handed in.
+        let mut obs = own_buffer($self.obs.bind($py), "obs")?;
+        let mut mask = own_buffer($self.mask.bind($py), "mask")?;
+        let mut to_move = own_buffer($self.to_move.bind($py), "to_move")?;
+        let mut rewards = own_buffer($self.rewards.bind($py), "rewards")?;
+        let mut seat = own_buffer($self.seat_rewards.bind($py), "seat_rewards")?;
+        let mut term = own_buffer($self.terminated.bind($py), "terminated")?;
+        let mut trunc = own_buffer($self.truncated.bind($py), "truncated")?;
+        let mut winner = own_buffer($self.winner.bind($py), "winner")?;
+        let mut eplies = own_buffer($self.episode_plies.bind($py), "episode_plies")?;
+        let mut illegal = own_buffer($self.illegal_actions.bind($py), "illegal_actions")?;
+        let mut fin = own_buffer($self.final_obs.bind($py), "final_obs")?;
+        // Contiguity and shapes were checked when the buffers were handed in, and the
+        // environment's buffers are never replaced.
+        let (Ok(obs), Ok(mask), Ok(to_move), Ok(rewards), Ok(seat_rewards), Ok(terminated)) = (
+            obs.as_slice_mut(),
+            mask.as_slice_mut(),
+            to_move.as_slice_mut(),
+            rewards.as_slice_mut(),
+            seat.as_slice_mut(),
+            term.as_slice_mut(),
+        ) else {
+            return Err(ConfigError::new_err(
+                "the environment's buffers are not contiguous",
+            ));
+        };
+        let (Ok(truncated), Ok(winner), Ok(episode_plies), Ok(illegal), Ok(final_obs)) = (
+            trunc.as_slice_mut(),
+            winner.as_slice_mut(),
+            eplies.as_slice_mut(),
+            illegal.as_slice_mut(),
+            fin.as_slice_mut(),
+        ) else {
+            return Err(ConfigError::new_err(
+                "the environment's buffers are not contiguous",
+            ));
+        };
         let mut $b = Buffers {
-            obs: obs.as_slice_mut().expect("contiguous"),
-            mask: mask.as_slice_mut().expect("contiguous"),
-            to_move: to_move.as_slice_mut().expect("contiguous"),
-            rewards: rewards.as_slice_mut().expect("contiguous"),
-            seat_rewards: seat.as_slice_mut().expect("contiguous"),
-            terminated: term.as_slice_mut().expect("contiguous"),
-            truncated: trunc.as_slice_mut().expect("contiguous"),
-            winner: winner.as_slice_mut().expect("contiguous"),
-            episode_plies: eplies.as_slice_mut().expect("contiguous"),
-            illegal: illegal.as_slice_mut().expect("contiguous"),
-            final_obs: fin.as_slice_mut().expect("contiguous"),
+            obs,
+            mask,
+            to_move,
+            rewards,
+            seat_rewards,
+            terminated,
+            truncated,
+            winner,
+            episode_plies,
+            illegal,
+            final_obs,
         };
         $body
     }};
+}
+
+impl NativeVecEnv {
+    /// In a child forked from the process that made this environment, the pool's threads do
+    /// not exist (a fork copies only the calling thread) and any work sent to them would wait
+    /// forever: start a new pool here. The old one is left alone (its threads are not there to
+    /// be told to stop).
+    fn after_fork(&mut self) -> PyResult<()> {
+        let pid = std::process::id();
+        if pid != self.pid {
+            std::mem::forget(std::mem::replace(&mut self.pool, pool(self.threads)?));
+            self.pid = pid;
+        }
+        Ok(())
+    }
 }
 
 #[pymethods]
@@ -607,6 +673,8 @@ impl NativeVecEnv {
         Ok(NativeVecEnv {
             env: AnyVecEnv::new(cfg, num_envs, max_plies)?,
             pool: pool(threads)?,
+            threads,
+            pid: std::process::id(),
             illegal: illegal_mode(illegal)?,
             obs: buffers.obs,
             mask: buffers.mask,
@@ -627,25 +695,45 @@ impl NativeVecEnv {
         self.env.num_envs()
     }
 
-    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) {
+    fn reset(&mut self, py: Python<'_>, seed: Option<u64>) -> PyResult<()> {
+        self.after_fork()?;
         let (env, pool) = (&mut self.env, &self.pool);
         with_buffers!(self, py, |b| py
-            .detach(|| pool.install(|| env.reset(seed, &mut b))))
+            .detach(|| pool.install(|| env.reset(seed, &mut b))));
+        Ok(())
     }
 
     /// Steps every environment with `actions` (int64, one per environment). Under the
-    /// "raise" mode an illegal action raises and nothing changes.
-    fn step(&mut self, py: Python<'_>, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
+    /// "raise" mode an illegal action raises and nothing changes. The actions are copied
+    /// first: another thread changing the caller's array, or an array that shares memory
+    /// with this environment's own buffers, cannot change what is checked and played.
+    fn step(&mut self, py: Python<'_>, actions: &Bound<'_, PyArray1<i64>>) -> PyResult<()> {
+        self.after_fork()?;
         let n = self.env.num_envs();
-        let actions = actions
-            .as_slice()
-            .map_err(|_| Error::InvalidMove("actions must be a contiguous array".into()))?;
+        let actions: Vec<i64> = {
+            let view = actions.try_readonly().map_err(|_| {
+                Error::InvalidMove(
+                    "the actions array is being written by a call still running in another \
+                     thread (it is an environment's buffer): pass a copy"
+                        .into(),
+                )
+            })?;
+            let slice = view
+                .as_slice()
+                .map_err(|_| Error::InvalidMove("actions must be a contiguous array".into()))?;
+            let mut copy = Vec::new();
+            copy.try_reserve_exact(slice.len())
+                .map_err(|_| Error::OutOfMemory("a copy of the actions".into()))?;
+            copy.extend_from_slice(slice);
+            copy
+        };
         if actions.len() != n {
             return Err(PyErr::from(Error::InvalidMove(format!(
                 "{} actions for {n} environments: give one per environment",
                 actions.len()
             ))));
         }
+        let actions = &actions[..];
         let (env, pool, mode) = (&mut self.env, &self.pool, self.illegal);
         if mode == Illegal::Raise {
             if let Some((i, a)) = py.detach(|| pool.install(|| env.find_illegal(actions))) {
@@ -675,15 +763,26 @@ impl NativeVecEnv {
     }
 
     /// Writes a uniformly random legal action per environment into `actions` and returns it.
-    fn sample_legal<'py>(&mut self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+    /// The actions are drawn into memory of this call's own with the GIL released, then
+    /// copied into the buffer with the GIL held (no other thread can be reading it then).
+    fn sample_legal<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+        self.after_fork()?;
+        let mut drawn = Vec::new();
+        drawn
+            .try_reserve_exact(self.env.num_envs())
+            .map_err(|_| Error::OutOfMemory("the sampled actions".into()))?;
+        drawn.resize(self.env.num_envs(), 0i64);
+        let (env, pool) = (&mut self.env, &self.pool);
+        py.detach(|| pool.install(|| env.sample_legal(&mut drawn)));
         let arr = self.actions.bind(py).clone();
         {
-            let mut out = arr.readwrite();
-            let slice = out.as_slice_mut().expect("contiguous");
-            let (env, pool) = (&mut self.env, &self.pool);
-            py.detach(|| pool.install(|| env.sample_legal(slice)));
+            let mut out = own_buffer(&arr, "actions")?;
+            let slice = out
+                .as_slice_mut()
+                .map_err(|_| ConfigError::new_err("the actions buffer is not contiguous"))?;
+            slice.copy_from_slice(&drawn);
         }
-        arr
+        Ok(arr)
     }
 
     /// Environment `i`'s board: (counts, owners, to_move, ply).
@@ -989,7 +1088,8 @@ impl PyProofTable {
         pyo3::types::PyBytes::new(py, &out)
     }
 
-    /// Stores packed proofs (what `proofs` returns).
+    /// Stores packed proofs (what `proofs` returns). Records that `proofs` cannot have
+    /// written (a flag other than 0 or 1, no work) are refused, and then nothing is stored.
     fn add_proofs(&self, py: Python<'_>, data: &[u8]) -> PyResult<usize> {
         if data.len() % PROOF_BYTES != 0 {
             return Err(Error::InvalidPosition(format!(
@@ -998,14 +1098,27 @@ impl PyProofTable {
             ))
             .into());
         }
-        let proofs: Vec<Proven> = data
-            .chunks_exact(PROOF_BYTES)
-            .map(|b| Proven {
-                key: u64::from_le_bytes(b[0..8].try_into().unwrap_or_default()),
-                work: u32::from_le_bytes(b[8..12].try_into().unwrap_or_default()),
-                mover_wins: b[12] != 0,
-            })
-            .collect();
+        let mut proofs: Vec<Proven> = Vec::new();
+        proofs
+            .try_reserve_exact(data.len() / PROOF_BYTES)
+            .map_err(|_| Error::OutOfMemory("the saved proofs".into()))?;
+        for (i, b) in data.chunks_exact(PROOF_BYTES).enumerate() {
+            let word = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+            let (work, flag) = (word(8), word(12));
+            if work == 0 || flag > 1 {
+                return Err(Error::InvalidPosition(format!(
+                    "saved proof {i} is not one this program writes (work {work}, flag {flag})"
+                ))
+                .into());
+            }
+            let mut key = [0u8; 8];
+            key.copy_from_slice(&b[..8]);
+            proofs.push(Proven {
+                key: u64::from_le_bytes(key),
+                work,
+                mover_wins: flag == 1,
+            });
+        }
         py.detach(|| self.table().add_proofs(&proofs));
         Ok(proofs.len())
     }
@@ -1022,13 +1135,18 @@ fn two_player_position(game: &Bound<'_, NativeGame>) -> PyResult<(AnyGame, Confi
     Ok((position, cfg))
 }
 
-/// What `prove` returns: (winner or None, line, positions, seconds, and with `verify` the
-/// positions of the checked proof, None if unchecked or the check failed).
-type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>);
+/// What `prove` returns: (winner or None, line, positions, seconds, with `verify` the
+/// positions of the checked proof (None if unchecked, stopped, or refuted), and whether the
+/// search stopped (its time ran out or it was cancelled) before it finished.
+type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>, bool);
+
+/// The stack of the proof search's own thread: it recurses once per ply.
+const PROVER_STACK: usize = 1 << 28;
 
 /// Proves who wins a two-player game from its position by proof-number search (GIL released,
-/// Ctrl-C stops it), sharing `table`; `seconds` bounds the time (None: no bound). The winner
-/// is None if nothing was proven in time.
+/// Ctrl-C stops it), sharing `table`; `seconds` bounds the time (None: no bound), the check
+/// (`verify`) included. The winner is None if nothing was proven in time. A thread with the
+/// search's stack that cannot be had is `MemoryError`.
 #[pyfunction]
 #[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false))]
 fn prove(
@@ -1046,35 +1164,37 @@ fn prove(
     let deadline = seconds
         .filter(|s| s.is_finite())
         .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
-    let ((winner, line, positions, checked), secs) =
-        watched(py, progress.as_ref(), interval, |control| {
-            let mut t = lock_table(inner);
-            let t = &mut *t;
-            // The search recurses once per ply: give it a deep stack of its own.
-            std::thread::scope(|scope| {
-                let run = std::thread::Builder::new()
-                    .stack_size(1 << 28)
-                    .spawn_scoped(scope, || {
-                        with_game!(&position, g => {
-                            let sym = Symmetries::new(cfg.width, cfg.height);
-                            let mut p = Prover::new(g.geo(), &cfg, &sym, t, control, deadline);
-                            let proof = p.prove(g.pos());
-                            let checked = match proof.winner {
-                                Some(w) if verify => p.verify(g.pos(), w),
-                                _ => None,
-                            };
-                            (proof.winner, proof.line, p.positions, checked)
-                        })
-                    });
-                match run {
-                    Ok(handle) => handle
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                    Err(_) => (None, Vec::new(), 0, None),
-                }
-            })
-        })?;
-    Ok((winner, line, positions, secs, checked))
+    let (found, secs) = watched(py, progress.as_ref(), interval, |control| {
+        let mut t = lock_table(inner);
+        let t = &mut *t;
+        std::thread::scope(|scope| {
+            let run = std::thread::Builder::new()
+                .stack_size(PROVER_STACK)
+                .spawn_scoped(scope, || {
+                    with_game!(&position, g => {
+                        let sym = Symmetries::new(cfg.width, cfg.height);
+                        let mut p = Prover::new(g.geo(), &cfg, &sym, t, control, deadline);
+                        let proof = p.prove(g.pos());
+                        let checked = match proof.winner {
+                            Some(w) if verify => p.verify(g.pos(), w),
+                            _ => None,
+                        };
+                        (proof.winner, proof.line, p.positions, checked, p.stopped)
+                    })
+                });
+            match run {
+                Ok(handle) => Ok(handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
+                Err(e) => Err(Error::OutOfMemory(format!(
+                    "a thread with the proof search's {} MiB stack ({e})",
+                    PROVER_STACK >> 20
+                ))),
+            }
+        })
+    })?;
+    let (winner, line, positions, checked, stopped) = found?;
+    Ok((winner, line, positions, secs, checked, stopped))
 }
 
 /// A move after which the player to move is proven to win, from the proofs in `table` (and a

@@ -281,10 +281,10 @@ def test_solver_matches_brute_force_on_the_reference_engine(size: tuple[int, int
 def test_solutions_are_cached(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLORWARS_CACHE_DIR", str(tmp_path))
     first = colorwars.solve(3, 3, rules="colorwars")
-    assert (tmp_path / "solutions.json").exists()
+    assert (tmp_path / "solutions.cache").exists()
     again = colorwars.solve(3, 3, rules="colorwars")
     assert again == first  # read back, not recomputed (the timing is the stored one)
-    assert "3x3 colorwars" in (tmp_path / "solutions.json").read_text()
+    assert b"3x3 colorwars" in (tmp_path / "solutions.cache").read_bytes()
 
 
 def test_solver_limits() -> None:

@@ -1483,14 +1483,20 @@ def test_poisoned_solver_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     cache = tmp_path / "poison"
     monkeypatch.setenv("COLORWARS_CACHE_DIR", str(cache))
     cache.mkdir()
+    from colorwars._files import seal
+    from colorwars.solver import CACHE_FORMAT, CACHE_KIND, _cache_key
+
+    key = _cache_key(2, 3, "classic")
     for poison in poisons:
-        (cache / "solutions.json").write_text(json.dumps({"2x3 classic": poison}))
+        # Sealed with a good checksum: the entry itself is still checked before it is used.
+        sealed = seal(CACHE_KIND, CACHE_FORMAT, {"entries": {key: poison}})
+        (cache / "solutions.cache").write_bytes(sealed)
         example = f"solve(2, 3) with the cache entry {tc.safe_repr(poison)}"
         out = tc.probe(findings, "solve", "solve (cache)", example, colorwars.solve, 2, 3)
         if out.ok and not _same(out.value, truth):
             findings.add("solve (cache)", "handed back a poisoned cache entry", example)
     for raw in [b"\xff\xfe", b"{", b"[1, 2]", b'{"2x3 classic": 1e999}', b"\x00" * 100]:
-        (cache / "solutions.json").write_bytes(raw)
+        (cache / "solutions.cache").write_bytes(raw)
         example = f"solve(2, 3) with the cache file {raw!r:.40}"
         out = tc.probe(findings, "solve", "solve (cache)", example, colorwars.solve, 2, 3)
         if out.ok and not _same(out.value, truth):

@@ -165,7 +165,7 @@ def unseal(
                 f"it is format {found!r} and this colorwars reads format {version}"
                 " (move it aside or delete it to start again)"
             )
-        raise bad(f"not a colorwars {kind} file")
+        raise bad(f"not a colorwars {what}")
     end = data.find(b"\n", len(magic))
     if end < 0:
         raise bad("the header is truncated")

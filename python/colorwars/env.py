@@ -214,10 +214,11 @@ def _cell(x: object) -> int | None:
 
 
 def _read_only(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """A view callers cannot write through (the native engine still writes the buffer)."""
-    view = array.view()
-    view.flags.writeable = False
-    return view
+    """A view callers cannot write through (the native engine still writes the buffer). Its
+    ``base`` is a read-only ``memoryview``, not the buffer, so it cannot be used to make the
+    view writable; a buffer made read-only by other means is made writable again by the
+    environment that owns it."""
+    return np.asarray(array.data.toreadonly())
 
 
 def _actions(actions: object, num_envs: int) -> npt.NDArray[np.int64]:

@@ -21,6 +21,7 @@ __all__ = [
     "InvalidPlayersError",
     "InvalidPolicyError",
     "InvalidPositionError",
+    "InvalidProofError",
     "InvalidRecordError",
     "InvalidRulesError",
     "InvalidSizeError",
@@ -89,6 +90,12 @@ class GameOverError(IllegalMoveError):
 
 class InvalidPositionError(ColorwarsError):
     """Position notation that does not parse, or that describes an impossible position."""
+
+
+class InvalidProofError(ColorwarsError):
+    """A proof that its check refuted: ``prove(verify=True)`` walked the proven strategy to the
+    end of every game and found a line the claimed winner does not win. The proofs it rested
+    on were wrong (read from a forged checkpoint, which is then named, or a bug)."""
 
 
 class InvalidRecordError(ColorwarsError):

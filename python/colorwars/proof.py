@@ -13,20 +13,32 @@ are merged into the checkpoint.
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+try:
+    import fcntl
+except ImportError:  # not on Windows: checkpoints are not locked there
+    fcntl = None  # type: ignore[assignment]
+
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
-from colorwars.errors import ConfigError, InvalidPolicyError, ShardError
+from colorwars._files import atomic_write, check_output, read_sealed, seal
+from colorwars.errors import (
+    ConfigError,
+    FileError,
+    InvalidPolicyError,
+    InvalidProofError,
+    ShardError,
+)
 from colorwars.rules import Rules, RulesLike, resolve
 
 __all__ = ["DEFAULT_MEMORY", "Proof", "prove", "walk_strategy"]
@@ -49,7 +61,11 @@ def default_memory(cells: int) -> int:
     return min(size, check.memory_limit() // 4)
 
 
-MAGIC = b"colorwars-proofs 1\n"
+#: A checkpoint is a sealed file (``colorwars._files``): this kind and format version, a JSON
+#: header (the position, the results this file claims, totals) and the packed proofs, each
+#: under a BLAKE2b digest. Format 1 (before checksums) is refused: it cannot be trusted.
+CHECKPOINT_KIND = "proofs"
+CHECKPOINT_FORMAT = 2
 #: Proofs whose search took fewer positions (immediate wins) are not saved: they are found again
 #: at once.
 SAVE_MIN_WORK = 2
@@ -147,54 +163,133 @@ def _start(target: Any, height: int | None, rules: RulesLike) -> Any:
     return game
 
 
-def _load(path: Path, position: str, table: Any) -> dict[str, Any]:
-    """A checkpoint's record, its proofs added to ``table``; an empty record if there is no
-    file. A file for another position or not a checkpoint is refused."""
+@dataclass
+class _Claims:
+    """What a checkpoint's header says, its types checked. None of it is trusted as a result:
+    every result is derived again from the proofs (``claimed`` only cross-checks them)."""
+
+    claimed: dict[int, int | None] = field(default_factory=dict)
+    positions: int = 0
+    seconds: float = 0.0
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _claims(
+    header: dict[str, Any], position: str, cells: int, bad: Callable[[str], Any]
+) -> _Claims:
+    """The header's fields, each of the type and range this program writes; else ``bad``."""
+    found = header.get("position")
+    if found != position:
+        raise bad(f"it is for the position {found!r}, not {position!r}")
+    moves = header.get("moves", {})
+    if not isinstance(moves, dict):
+        raise bad("'moves' is not a table of cells")
+    claimed: dict[int, int | None] = {}
+    for key, winner in moves.items():
+        if not (isinstance(key, str) and key.isdigit() and int(key) < cells):
+            raise bad(f"'moves' names {key!r}, which is not a cell of the board")
+        if winner is not None and (not _whole(winner) or winner > 1):
+            raise bad(f"'moves' gives winner {winner!r} after cell {key}: expected 0, 1 or null")
+        claimed[int(key)] = winner
+    for name in ("lines", "checked"):
+        table = header.get(name, {})
+        if not isinstance(table, dict) or not all(isinstance(k, str) for k in table):
+            raise bad(f"{name!r} is not a table of cells")
+    for key, line in header.get("lines", {}).items():
+        if not isinstance(line, list) or not all(_whole(c) and c < cells for c in line):
+            raise bad(f"'lines' of cell {key!r} is not a list of cells")
+    if not all(_whole(n) for n in header.get("checked", {}).values()):
+        raise bad("'checked' holds something other than counts")
+    positions = header.get("positions", 0)
+    seconds = header.get("seconds", 0.0)
+    if not _whole(positions):
+        raise bad(f"'positions' is {positions!r}: expected a count")
+    if not (isinstance(seconds, int | float) and not isinstance(seconds, bool)) or not (
+        0 <= seconds < 1e12
+    ):
+        raise bad(f"'seconds' is {seconds!r}: expected seconds")
+    return _Claims(claimed, positions, float(seconds))
+
+
+def _load(path: Path, position: str, cells: int, table: Any) -> _Claims:
+    """A checkpoint's claims, its proofs added to ``table``, everything checked first (format,
+    checksums, types, the position); no claims if there is no file. Any damage is a
+    ``FileError`` naming the file and what failed."""
+
+    def bad(reason: str) -> FileError:
+        return FileError(f"invalid checkpoint {path}: {reason}")
+
+    sealed = read_sealed(path, CHECKPOINT_KIND, CHECKPOINT_FORMAT, "checkpoint")
+    if sealed is None:
+        return _Claims()
+    header, proofs = sealed
+    claims = _claims(header, position, cells, bad)
     try:
-        with path.open("rb") as f:
-            if f.read(len(MAGIC)) != MAGIC:
-                raise ConfigError(f"invalid checkpoint {path}: not a colorwars proof checkpoint")
-            header = json.loads(f.readline().decode("utf-8"))
-            data = f.read()
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError, UnicodeDecodeError) as e:
-        raise ConfigError(f"invalid checkpoint {path}: {e}") from None
-    if not isinstance(header, dict) or header.get("position") != position:
-        found = header.get("position") if isinstance(header, dict) else None
-        raise ConfigError(
-            f"invalid checkpoint {path}: it is for the position {found!r}, not {position!r}"
-        )
-    try:
-        table.add_proofs(data)
+        table.add_proofs(proofs)
     except ValueError as e:
-        raise ConfigError(f"invalid checkpoint {path}: {e}") from None
-    return header
+        raise bad(str(e)) from None
+    return claims
 
 
 def _save(path: Path, record: dict[str, Any], proofs: bytes) -> None:
-    """Writes the checkpoint atomically (a crash mid-write leaves the old one)."""
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as f:
-        f.write(MAGIC)
-        f.write(json.dumps(record, sort_keys=True).encode("utf-8") + b"\n")
-        f.write(proofs)
-        f.flush()
-        os.fsync(f.fileno())
-    tmp.replace(path)
+    """Writes the checkpoint sealed and atomically (a crash mid-write leaves the old one)."""
+    atomic_write(path, seal(CHECKPOINT_KIND, CHECKPOINT_FORMAT, record, proofs), "checkpoint")
+
+
+@contextlib.contextmanager
+def _locked(path: Path | None) -> Iterator[None]:
+    """Holds ``path``'s lock file (``<checkpoint>.lock``) for the run: a second run on the same
+    checkpoint is a ``FileError`` at once, not a race over the file."""
+    if path is None or fcntl is None:
+        yield
+        return
+    lock = path.with_name(path.name + ".lock")
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as e:
+            raise FileError(f"cannot lock checkpoint {path}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise FileError(
+                f"checkpoint {path} is in use by another run (its lock {lock} is held); "
+                "wait for it to finish or give another checkpoint"
+            ) from None
+        # The file locked must still be the one at that name (a run that just finished
+        # removes it); otherwise lock the new one.
+        try:
+            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        os.close(fd)
 
 
 def _prove_group(
     text: str, cell: int, seconds: float | None, memory: int, proofs: bytes, verify: bool
-) -> tuple[int, int | None, list[int], int, int | None, bytes]:
+) -> tuple[int, int | None, list[int], int, int | None, bool, bytes]:
     """One group, in a Ray task: its own table with the shared proofs, the move's position
     proven, and the proofs found to merge back."""
     table = _core.ProofTable(memory)
     table.add_proofs(proofs)
     game = _core.NativeGame.from_text(text)
     game.play(cell)
-    winner, line, positions, _, checked = _core.prove(game, table, seconds, verify=verify)
-    return cell, winner, line, positions, checked, table.proofs(SAVE_MIN_WORK)
+    winner, line, positions, _, checked, stopped = _core.prove(game, table, seconds, verify=verify)
+    return cell, winner, line, positions, checked, stopped, table.proofs(SAVE_MIN_WORK)
 
 
 def prove(
@@ -238,14 +333,41 @@ def prove(
     split = check.flag(split, "split")
     verify = check.flag(verify, "verify")
     backend = check.choice(backend, "backend", ("local", "ray"))
-    path = None if checkpoint is None else Path(os.fspath(checkpoint))
+    # The checkpoint's folder is checked before any work, and the file is locked for the run.
+    path = None if checkpoint is None else check_output(checkpoint, "checkpoint")
+    with _locked(path):
+        return _prove(
+            game, position, r, seconds, nbytes, path, split, verify, backend, address, progress
+        )
+
+
+def _prove(
+    game: Any,
+    position: str,
+    r: Rules,
+    seconds: float | None,
+    nbytes: int,
+    path: Path | None,
+    split: bool,
+    verify: bool,
+    backend: str,
+    address: str | None,
+    progress: Callable[[str, int], object] | None,
+) -> Proof:
+    """``prove`` once its arguments are checked and the checkpoint is locked."""
     table = _core.ProofTable(nbytes)
-    record = _load(path, position, table) if path is not None else {}
-    results: dict[str, Any] = dict(record.get("moves", {}))
-    lines: dict[str, list[int]] = dict(record.get("lines", {}))
-    sizes: dict[str, int] = dict(record.get("checked", {}))
-    total_positions = int(record.get("positions", 0))
-    spent = float(record.get("seconds", 0.0))
+    claims = _load(path, position, game.width * game.height, table) if path else _Claims()
+    # Every result is derived in this run, from a search through the table (which holds the
+    # checkpoint's proofs, so what they prove is proven again at once); the checkpoint's
+    # own claims only cross-check it.
+    results: dict[int, int] = {}
+    lines: dict[int, list[int]] = {}
+    sizes: dict[int, int] = {}
+    # Groups with no proof either way (a search that ended without a result before its
+    # time): more time would not change that.
+    stuck: set[int] = set()
+    total_positions = claims.positions
+    spent = claims.seconds
     start = _time.perf_counter()
     deadline = None if seconds is None else start + seconds
     groups: list[list[int]] = _core.symmetric_moves(game) if split and game.winner is None else []
@@ -256,14 +378,18 @@ def prove(
     def save() -> None:
         if path is None:
             return
+        # What earlier runs proved and this one has not derived again (it ran out of time)
+        # stays claimed, to be cross-checked by the next run.
+        moves: dict[str, int | None] = {str(c): w for c, w in claims.claimed.items()}
+        moves.update({str(c): w for c, w in results.items()})
         data = {
             "position": position,
             "width": game.width,
             "height": game.height,
             "rules": r.name,
-            "moves": results,
-            "lines": lines,
-            "checked": sizes,
+            "moves": moves,
+            "lines": {str(c): line for c, line in lines.items()},
+            "checked": {str(c): n for c, n in sizes.items()},
             "positions": total_positions,
             "seconds": spent + _time.perf_counter() - start,
         }
@@ -280,26 +406,54 @@ def prove(
         return tick
 
     def is_open(group: list[int]) -> bool:
-        key = str(group[0])
-        return results.get(key) is None or (verify and key not in sizes)
+        return group[0] not in results and group[0] not in stuck
 
-    def settle(cell: int, winner: int | None, line: list[int], checked: int | None) -> None:
-        if winner is not None and (checked is not None or not verify):
-            results[str(cell)] = winner
-            lines[str(cell)] = line
+    def settle(
+        cell: int | None,
+        winner: int | None,
+        line: list[int],
+        checked: int | None,
+        stopped: bool,
+    ) -> int | None:
+        """Takes one search's result (``cell``: the group's first move, None for the
+        position); returns the winner it establishes, if any."""
+        where = "the position" if cell is None else f"after {game.cell_name(cell)}"
+        if winner is not None and verify and checked is None and not stopped:
+            source = f" read from the checkpoint {path}" if path is not None else ""
+            raise (FileError if path is not None else InvalidProofError)(
+                f"the proof that player {PLAYER_LETTERS[winner]} wins {where} did not check: "
+                f"walking it found a game that player does not win; the proofs{source} "
+                "are wrong" + (" (delete or move the checkpoint)" if path else "")
+            )
+        if winner is None or (verify and checked is None):
+            if not stopped and cell is not None:
+                stuck.add(cell)
+            return None
+        claim = claims.claimed.get(cell) if cell is not None else None
+        if claim is not None and claim != winner:
+            raise FileError(
+                f"invalid checkpoint {path}: it claims player {PLAYER_LETTERS[claim]} wins "
+                f"{where}, but its proofs prove player {PLAYER_LETTERS[winner]} does "
+                "(the file was altered; delete or move it)"
+            )
+        if cell is not None:
+            results[cell] = winner
+            lines[cell] = line
             if checked is not None:
-                sizes[str(cell)] = checked
+                sizes[cell] = checked
+        return winner
 
+    root_winner: int | None = None
+    root_line: list[int] = []
     root_checked = None
     try:
         if not groups:
-            winner, line, positions, _, root_checked = _core.prove(
+            winner, line, positions, _, root_checked, stopped = _core.prove(
                 game, table, left(), report("the position"), 0.1, verify
             )
             total_positions += positions
-            root_winner, root_line = winner, line
-            if verify and root_checked is None:
-                root_winner, root_line = None, []
+            if settle(None, winner, line, root_checked, stopped) is not None:
+                root_winner, root_line = winner, line
         else:
             if backend == "ray":
                 total_positions += _prove_on_ray(
@@ -330,35 +484,37 @@ def prove(
                             f"after {game.cell_name(group[0])} "
                             f"({done} of {len(groups)} groups proven, {slice_:.0f} s slices)"
                         )
-                        winner, line, positions, _, checked = _core.prove(
+                        winner, line, positions, _, checked, stopped = _core.prove(
                             child, table, budget, report(name), 0.1, verify
                         )
                         total_positions += positions
-                        settle(group[0], winner, line, checked)
+                        settle(group[0], winner, line, checked, stopped)
                         save()
                     slice_ *= 2
             mover = game.to_move
-            decided = {int(c): w for c, w in results.items() if w is not None}
-            wins = [c for c, w in decided.items() if w == mover]
+            wins = [c for c, w in results.items() if w == mover]
             reps = {g[0] for g in groups}
             if wins:
                 root_winner = mover
                 best = min(wins)
-                root_line = [best, *lines.get(str(best), [])]
-            elif reps and all(decided.get(c) == 1 - mover for c in reps):
+                root_line = [best, *lines.get(best, [])]
+            elif reps and all(results.get(c) == 1 - mover for c in reps):
                 root_winner = 1 - mover
-                hardest = max(reps, key=lambda c: len(lines.get(str(c), [])))
-                root_line = [hardest, *lines.get(str(hardest), [])]
-            else:
-                root_winner, root_line = None, []
-    finally:
-        save()
-    moves = {g[0]: results.get(str(g[0])) for g in groups}
+                hardest = max(reps, key=lambda c: len(lines.get(c, [])))
+                root_line = [hardest, *lines.get(hardest, [])]
+    except BaseException:
+        # What was proven is saved even when the run stops (Ctrl-C, an error); a failure to
+        # save then must not hide why the run stopped.
+        with contextlib.suppress(FileError):
+            save()
+        raise
+    save()
+    moves = {g[0]: results.get(g[0]) for g in groups}
     complete = all(w is not None for w in moves.values()) if groups else root_winner is not None
     if not verify:
         checked = None
     elif groups:
-        checked = sum(sizes[str(g[0])] for g in groups) if complete else None
+        checked = sum(sizes[g[0]] for g in groups) if complete else None
     else:
         checked = root_checked
     return Proof(
@@ -380,7 +536,7 @@ def prove(
 def _prove_on_ray(
     game: Any,
     open_groups: list[list[int]],
-    settle: Callable[[int, int | None, list[int], int | None], None],
+    settle: Callable[[int | None, int | None, list[int], int | None, bool], int | None],
     table: Any,
     seconds: float | None,
     memory: int,
@@ -405,7 +561,7 @@ def _prove_on_ray(
             ready, _ = ray.wait(list(pending), num_returns=1)
             first = pending.pop(ready[0])
             try:
-                cell, winner, line, positions, checked, proofs = ray.get(ready[0])
+                cell, winner, line, positions, checked, stopped, proofs = ray.get(ready[0])
             except Exception as e:
                 for other in pending:
                     ray.cancel(other)
@@ -413,7 +569,7 @@ def _prove_on_ray(
                 raise ShardError(f"the Ray task proving after {name} failed: {e}") from None
             table.add_proofs(proofs)
             total += positions
-            settle(cell, winner, line, checked)
+            settle(cell, winner, line, checked, stopped)
             if progress is not None:
                 progress(f"group {game.cell_name(cell)} done on Ray", total)
     return total

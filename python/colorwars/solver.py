@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -13,7 +12,8 @@ import numpy as np
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
-from colorwars.errors import ConfigError, InvalidPolicyError, SearchLimitError
+from colorwars._files import atomic_write, read_sealed, seal
+from colorwars.errors import ConfigError, FileError, InvalidPolicyError, SearchLimitError
 from colorwars.rules import Rules, RulesLike, resolve
 
 __all__ = ["SearchLimitError", "Solution", "cache_path", "solve"]
@@ -61,20 +61,45 @@ class Solution:
         )
 
 
+#: The cache is a sealed file (``colorwars._files``): this kind and format, its entries in the
+#: header under a BLAKE2b digest. The JSON file of earlier versions (``solutions.json``,
+#: without a checksum) is never read.
+CACHE_KIND = "solutions"
+CACHE_FORMAT = 1
+
+
 def cache_path() -> Path:
-    """Where solved results are kept: ``$COLORWARS_CACHE_DIR/solutions.json``, else
-    ``~/.cache/colorwars/solutions.json``."""
+    """Where solved results are kept: ``$COLORWARS_CACHE_DIR/solutions.cache``, else
+    ``~/.cache/colorwars/solutions.cache``."""
     base = os.environ.get("COLORWARS_CACHE_DIR")
     root = Path(base) if base else Path.home() / ".cache" / "colorwars"
-    return root / "solutions.json"
+    return root / "solutions.cache"
 
 
-def _load(path: Path) -> dict[str, dict[str, object]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+def _load(path: Path) -> dict[str, object]:
+    """The cache's entries, checked (format, version, checksum) before any is used: a damaged
+    cache is a ``FileError`` naming it, never a result. No file: no entries."""
+    sealed = read_sealed(path, CACHE_KIND, CACHE_FORMAT, "solver cache")
+    if sealed is None:
         return {}
-    return data if isinstance(data, dict) else {}
+    entries = sealed[0].get("entries")
+    if not isinstance(entries, dict):
+        raise FileError(f"invalid solver cache {path}: it holds no table of entries")
+    return entries
+
+
+def _cache_key(width: int, height: int, rules: str) -> str:
+    # Results are kept per engine version: a later version recomputes them.
+    return f"{width}x{height} {rules} (colorwars {_version()})"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("colorwars")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 def _solve_position(game: object, max_depth: int) -> Solution:
@@ -164,7 +189,7 @@ def solve(
     width, height = check.size(width, height)
     max_depth = check.whole(max_depth, "max_depth", 1, MAX_DEPTH, ConfigError)
     cache = check.flag(cache, "cache")
-    key = f"{width}x{height} {r.name}"
+    key = _cache_key(width, height, r.name)
     path = cache_path()
     if cache:
         hit = _checked(_load(path).get(key), width, height, r.name)
@@ -173,7 +198,8 @@ def solve(
     found = _core.solve(check.config(width, height, 2, r), max_depth)
     if found is None:
         raise SearchLimitError(
-            f"{key}: no result proven within {max_depth} plies; raise max_depth to search deeper"
+            f"{width}x{height} {r.name}: no result proven within {max_depth} plies; raise "
+            "max_depth to search deeper"
         )
     winner, plies, line, positions, seconds = found
     solution = Solution(width, height, r.name, winner, plies, line, positions, seconds)
@@ -182,9 +208,7 @@ def solve(
         entries[key] = asdict(solution)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(entries, indent=1, sort_keys=True), encoding="utf-8")
-            tmp.replace(path)
-        except OSError:
+            atomic_write(path, seal(CACHE_KIND, CACHE_FORMAT, {"entries": entries}), "cache")
+        except (OSError, FileError):
             pass  # a read-only home: the result is still returned
     return solution

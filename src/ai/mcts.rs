@@ -371,12 +371,21 @@ fn search<B: Bits>(
         vec![run(0, kept.pop().flatten())]
     } else {
         std::thread::scope(|s| {
-            let handles: Vec<_> = kept
-                .into_iter()
-                .enumerate()
-                .map(|(t, tree)| s.spawn(move || run(t, tree)))
-                .collect();
-            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+            let run = &run;
+            let mut handles = Vec::new();
+            let mut here = Vec::new();
+            for (t, tree) in kept.into_iter().enumerate() {
+                // A thread that cannot be started (a process at its limit) runs its tree on
+                // this thread instead, after the others have started (afresh: the kept
+                // graph went with the thread that did not start).
+                match std::thread::Builder::new().spawn_scoped(s, move || run(t, tree)) {
+                    Ok(h) => handles.push(h),
+                    Err(_) => here.push(t),
+                }
+            }
+            let mut done: Vec<_> = here.into_iter().map(|t| run(t, None)).collect();
+            done.extend(handles.into_iter().filter_map(|h| h.join().ok()));
+            done
         })
     };
     let mut stats = Vec::new();

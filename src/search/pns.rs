@@ -403,7 +403,10 @@ impl<'a, B: Bits> Prover<'a, B> {
             if self.stopped {
                 break;
             }
-            if pn == 0 {
+            // The mover's win is sound from the mover's own search; from the opponent's it
+            // says only that the opponent does not win, which may rest on a repetition (the
+            // game then need not end), so it counts only if no repetition touched it.
+            if pn == 0 && (prover == mover || !self.cycles || !self.table.tainted[prover]) {
                 winner = Some(mover);
                 break;
             }
@@ -635,11 +638,14 @@ impl<'a, B: Bits> Prover<'a, B> {
     /// (real positions, exact hashes: neither the symmetry reduction nor the proof numbers
     /// are trusted). Returns the number of distinct positions of the proof, or None if some
     /// line does not end in the winner's win (or the search stopped).
+    /// The check keeps the search's deadline and cancellation: stopped, it returns None with
+    /// `stopped` set (a refutation is None with `stopped` clear).
     pub fn verify(&mut self, pos: &Position<B>, winner: usize) -> Option<u64> {
         let mut done = std::collections::HashSet::new();
         let mut path = Vec::new();
-        self.verify_node(pos, winner, &mut done, &mut path)
-            .then_some(done.len() as u64)
+        let mut visits = 0u64;
+        let ok = self.verify_node(pos, winner, &mut done, &mut path, &mut visits);
+        (ok && !self.stopped).then_some(done.len() as u64)
     }
 
     fn verify_node(
@@ -648,7 +654,17 @@ impl<'a, B: Bits> Prover<'a, B> {
         winner: usize,
         done: &mut std::collections::HashSet<u64>,
         path: &mut Vec<u64>,
+        visits: &mut u64,
     ) -> bool {
+        *visits += 1;
+        if *visits & 1023 == 0 {
+            self.control.add_done(1024);
+            self.stopped |=
+                self.control.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d);
+        }
+        if self.stopped {
+            return false;
+        }
         if let Some(w) = pos.winner() {
             return w == winner;
         }
@@ -656,7 +672,7 @@ impl<'a, B: Bits> Prover<'a, B> {
         if done.contains(&exact) {
             return true;
         }
-        if path.contains(&exact) || self.stopped {
+        if path.contains(&exact) {
             return false; // a cycle: the strategy would not end the game
         }
         path.push(exact);
@@ -664,7 +680,7 @@ impl<'a, B: Bits> Prover<'a, B> {
             match self.winning_move(pos) {
                 Some(m) => {
                     let child = self.child(pos, m);
-                    self.verify_node(&child, winner, done, path)
+                    self.verify_node(&child, winner, done, path, visits)
                 }
                 None => false,
             }
@@ -673,16 +689,12 @@ impl<'a, B: Bits> Prover<'a, B> {
             legal_mask(self.geo, self.cfg.rules, pos).for_each(|m| moves.push(m));
             moves.into_iter().all(|m| {
                 let child = self.child(pos, m);
-                self.verify_node(&child, winner, done, path)
+                self.verify_node(&child, winner, done, path, visits)
             })
         };
         path.pop();
         if ok {
             done.insert(exact);
-            if done.len() % 1024 == 0 {
-                self.control.add_done(1024);
-                self.stopped |= self.control.cancelled();
-            }
         }
         ok
     }
