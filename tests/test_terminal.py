@@ -288,7 +288,7 @@ def test_save_during_the_game_and_errors_saving(
     assert s.code == 0, s.err
     assert s.outputs[2] == f"record saved to {mid}\n"  # the name printed as it is
     assert s.outputs[3].startswith("cannot save the record to ")
-    assert "No such file" in s.outputs[3]
+    assert "does not exist" in s.outputs[3]
     assert s.outputs[4].count("\n") == 1
     assert "cannot save" in s.outputs[4]
     record = GameRecord.parse(mid.read_text(encoding="utf-8"))

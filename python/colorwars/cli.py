@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,11 +19,13 @@ from rich.console import Console
 from rich.text import Text
 
 from colorwars._common import PLAYER_LETTERS, board_layout, column_name
+from colorwars._files import atomic_open, check_output
 from colorwars._validate import show
 from colorwars.errors import (
     BackendError,
     ColorwarsError,
     ConfigError,
+    FileError,
     InvalidPolicyError,
     InvalidRecordError,
 )
@@ -149,14 +154,24 @@ def _player(text: str) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
+    output = writable_output(args.output, (".csv", ".json"), "results") if args.output else None
+    existed = output is not None and output.exists()
+    try:
+        return _simulate(args, console, output)
+    except KeyboardInterrupt as e:
+        if output is None:
+            raise
+        # The output is written atomically, so an interrupted run leaves it as it was.
+        raise type(e)(_unwritten(output, existed)) from None
+
+
+def _simulate(args: argparse.Namespace, console: Console, output: Path | None) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
     from rich.table import Table
 
     from colorwars.simulation import simulate
 
     width, height = args.size
-    if args.output:
-        writable_output(args.output, (".csv", ".json"))
     names = args.policies.split(",")
     policies = names[0] if len(names) == 1 else names  # one name plays every seat
     kwargs = {
@@ -216,23 +231,28 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
                 else f"{'all cores' if not args.threads else args.threads})"
             )
         )
-    if args.output:
-        result.write(args.output)
-        console.print(Text(f"per-game results written to {args.output}"))
+    if output is not None:
+        result.write(output)
+        try:
+            console.print(Text(f"per-game results written to {output}"))
+        except KeyboardInterrupt:
+            return 130  # the file is written whole; only this line was cut short
     return 0
 
 
-def writable_output(name: str, suffixes: tuple[str, ...]) -> Path:
-    """Checks an output file before a long run: its ending, and that its folder exists."""
+def writable_output(name: str, suffixes: tuple[str, ...], what: str = "output") -> Path:
+    """Checks an output file before a long run: its ending, and that its folder exists and
+    is writable (a ``FileError`` naming it)."""
     path = Path(name)
     if not path.name.lower().endswith(suffixes):
         raise ConfigError(f"output {show(name)}: the file name must end in {' or '.join(suffixes)}")
-    folder = path.parent
-    if not folder.is_dir():
-        raise ConfigError(f"output {show(name)}: the folder {show(str(folder))} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise ConfigError(f"output {show(name)}: the folder {show(str(folder))} is not writable")
-    return path
+    return check_output(path, what)
+
+
+def _unwritten(path: Path, existed: bool) -> str:
+    """What an interrupted run says of its output file: it was not written."""
+    kept = "the old file is kept" if existed else "no file was made"
+    return f"{path} was not written ({kept})"
 
 
 class _Bar:
@@ -379,7 +399,7 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
         )
     first, second = parse_player(args.first or names[0]), parse_player(args.second or names[1])
     if args.png:
-        writable_output(args.png, (".png",))
+        writable_output(args.png, (".png",), "heatmap")
     with _Bar(console, "opening cells") as bar:
         rates, counts = opening_win_rates(first, second, args.games, width, height, args.rules,
                                           args.seed, args.threads, progress=bar,
@@ -426,7 +446,8 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
                      f"{first.name} vs {second.name}", fontsize=9)  # fmt: skip
         fig.colorbar(image, ax=ax, fraction=0.046)
         fig.tight_layout()
-        fig.savefig(args.png, dpi=120)
+        with atomic_open(args.png, "heatmap") as f:
+            fig.savefig(f, format="png", dpi=120)
         plt.close(fig)
         console.print(Text(f"heatmap saved to {args.png}"))
     return 0
@@ -674,26 +695,82 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, turned into an exception so that a run stops as Ctrl-C stops it: files being
+    written are left as they were (``colorwars._files``) and one line says so."""
+
+
+class _Console(Console):
+    """A console that reports a closed pipe (``colorwars ... | head -1``) as
+    ``BrokenPipeError`` to ``main``, rather than rich's own exit with status 1."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
 def _fail(message: str) -> None:
     """One line on stderr: no traceback, no markup interpretation of the message."""
     line = " ".join(message.split())  # one line, whatever the message held
-    Console(stderr=True, highlight=False).print(
-        Text.assemble(("error: ", "red"), line), soft_wrap=True
-    )
+    with contextlib.suppress(BrokenPipeError):  # stderr a closed pipe too: nothing to say
+        _Console(stderr=True, highlight=False).print(
+            Text.assemble(("error: ", "red"), line), soft_wrap=True
+        )
+
+
+def _tolerant_streams() -> None:
+    """stdout and stderr write what their encoding cannot hold as escapes (``\\xe9``)
+    instead of failing: a note in a record, a player's name, on an ASCII terminal
+    (``LC_ALL=C``, ``PYTHONIOENCODING=ascii``)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        try:
+            "\u00e9\u2014\U0001f3b2".encode(encoding, getattr(stream, "errors", None) or "strict")
+        except (UnicodeError, LookupError):
+            if reconfigure is not None:
+                with contextlib.suppress(Exception):
+                    reconfigure(errors="backslashreplace")
+
+
+def _closed_pipe() -> int:
+    """The end of a run whose output pipe was closed early: Python's recipe (stdout pointed at
+    devnull, so the exit's flush cannot fail again), quietly, with the status of a program
+    that SIGPIPE stopped (128 + 13)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return 128 + signal.SIGPIPE
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit status: 0 done, 1 an error (one line on
     stderr), 2 bad usage (argparse) or a file that cannot be read or written, 130
-    interrupted by Ctrl-C."""
+    interrupted by Ctrl-C, 143 stopped by SIGTERM, 141 (quietly) when the output is a pipe
+    closed early (``colorwars ... | head -1``)."""
+    _tolerant_streams()
     parser = build_parser()
-    args = parser.parse_args(argv)
-    console = Console(highlight=False)
+    args = parser.parse_args(argv)  # argparse itself ignores a closed pipe for --help
+    console = _Console(highlight=False)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         code: int = args.run(args, console)
-    except KeyboardInterrupt:
-        _fail("interrupted")
-        return 130
+        sys.stdout.flush()  # a closed pipe shows here rather than at the exit
+    except BrokenPipeError:
+        return _closed_pipe()
+    except KeyboardInterrupt as e:
+        what = "terminated" if isinstance(e, Terminated) else "interrupted"
+        _fail(f"{what}: {e}" if str(e) else what)
+        return 143 if isinstance(e, Terminated) else 130
+    except FileError as e:
+        _fail(str(e))
+        return 2
     except ColorwarsError as e:
         _fail(str(e))
         return 1
@@ -704,6 +781,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{e.filename}: " if e.filename else ""
         _fail(f"{where}{e.strerror or e}")
         return 2
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return code
 
 

@@ -97,6 +97,8 @@ class GameRecord:
         """Reads a record; ``InvalidRecordError`` says which line is wrong and why."""
         if not isinstance(text, str):
             raise InvalidRecordError(f"invalid record: expected text, got {show(text)}")
+        # A byte-order mark (some editors save UTF-8 with one) is not part of the first line.
+        text = text.removeprefix("\ufeff")
         values: dict[str, str] = {}
         for number, raw in enumerate(text.splitlines(), 1):
             line = raw.strip()

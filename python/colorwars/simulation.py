@@ -15,6 +15,7 @@ import numpy.typing as npt
 
 from colorwars import _core
 from colorwars import _validate as check
+from colorwars._files import atomic_open
 from colorwars.errors import ConfigError, InvalidIndexError
 from colorwars.players import seat_players
 from colorwars.rules import Rules, RulesLike
@@ -114,8 +115,16 @@ class SimulationResult:
         }
 
     def write(self, path: str | Path) -> None:
-        """Per-game results as CSV (``.csv``) or, with the summary, as JSON (``.json``)."""
+        """Per-game results as CSV (``.csv``) or, with the summary, as JSON (``.json``),
+        written atomically: the file is the old one or the whole new one, whatever happens
+        (Ctrl-C, a full disk). A folder that is missing or not writable, or a write that
+        fails, is a ``FileError`` naming the file."""
         path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix not in (".csv", ".json"):
+            raise ConfigError(
+                f"cannot write {check.show(path.name)}: the output must end in .csv or .json"
+            )
         columns: dict[str, npt.NDArray[Any]] = {
             "game": np.arange(self.games),
             "winner": self.winners,
@@ -124,23 +133,19 @@ class SimulationResult:
             "longest_cascade": self.longest_cascade,
             "first_move": self.first_moves,
         }
-        if path.suffix.lower() == ".csv":
-            with path.open("w", newline="", encoding="utf-8") as f:
+        with atomic_open(path, "the results", "w") as f:
+            if suffix == ".csv":
                 w = csv.writer(f)
                 w.writerow(columns)
                 w.writerows(zip(*(c.tolist() for c in columns.values()), strict=True))
-        elif path.suffix.lower() == ".json":
-            doc: dict[str, Any] = {
-                "summary": self.summary(),
-                "games": {k: v.tolist() for k, v in columns.items()},
-            }
-            if self._moves is not None:
-                doc["moves"] = [self.moves(i) for i in range(self.games)]
-            path.write_text(json.dumps(doc), encoding="utf-8")
-        else:
-            raise ConfigError(
-                f"cannot write {check.show(path.name)}: the output must end in .csv or .json"
-            )
+            else:
+                doc: dict[str, Any] = {
+                    "summary": self.summary(),
+                    "games": {k: v.tolist() for k, v in columns.items()},
+                }
+                if self._moves is not None:
+                    doc["moves"] = [self.moves(i) for i in range(self.games)]
+                f.write(json.dumps(doc))
 
 
 def native_progress(progress: Progress | None, total: int) -> Callable[[int], None] | None:

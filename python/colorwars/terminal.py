@@ -28,9 +28,11 @@ from rich.text import Text
 
 from colorwars import _validate as check
 from colorwars._common import PLAYER_COLOURS, PLAYER_LETTERS, board_layout
+from colorwars._files import atomic_write
 from colorwars.errors import (
     ColorwarsError,
     ConfigError,
+    FileError,
     InvalidPolicyError,
     show,
 )
@@ -467,7 +469,11 @@ class TerminalGame:
                 return False
             name = str(self.setup.save)
         try:
-            Path(name).write_text(self.record().to_text(), encoding="utf-8")
+            atomic_write(name, self.record().to_text(), "record")
+        except FileError as e:  # written atomically: an old file of that name is kept
+            reason = str(e).removeprefix(f"cannot write record {Path(name)}: ")
+            self.error(f"cannot save the record to {show(name)}: {reason}")
+            return False
         except (OSError, ValueError) as e:  # ValueError: a name with a NUL byte
             reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
             self.error(f"cannot save the record to {show(name)}: {reason}")

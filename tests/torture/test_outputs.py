@@ -1,0 +1,242 @@
+"""Files the project writes (issue 17, items 1 and 2): ``colorwars simulate --output``,
+``SimulationResult.write`` and game records. A file is either the old one or the new one,
+whatever happens while it is written (Ctrl-C, SIGTERM, ``kill -9``, a full disk); a folder
+that cannot take the file is one line of ours before any work."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import colorwars
+import pytest
+from colorwars import FileError, GameRecord
+from colorwars.cli import read_record
+
+OLD = b"game,winner\nthe old results, which must survive\n"
+# Enough games that writing their CSV takes a second or more: long enough to be caught midway.
+MANY = 2_000_000
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "colorwars.cli", *args]
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONIOENCODING": "utf-8"}
+
+
+@contextlib.contextmanager
+def _tmpfs(folder: Path, options: str) -> Iterator[Path]:
+    """A small tmpfs at ``folder`` (unmounted after), or a skip saying why there is none."""
+    folder.mkdir()
+    try:
+        done = subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as e:
+        pytest.skip(f"cannot mount a tmpfs here: {e}")
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True, timeout=30, check=False)
+
+
+def _one_line(err: str, *words: str) -> None:
+    """``err`` is one line that holds every one of ``words`` (in any case)."""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    for word in words:
+        assert word.lower() in lines[0].lower(), lines[0]
+
+
+def _others(folder: Path, name: str) -> list[str]:
+    return sorted(p for p in os.listdir(folder) if p != name)
+
+
+def test_a_full_disk_keeps_the_old_output_and_says_so(tmp_path: Path) -> None:
+    """Issue 17 item 1: a full disk during ``simulate --output`` left a partial file in place
+    of the old one and a bare OS message; now the old file survives, no temporary file is
+    left, and the error is one line naming the file."""
+    with _tmpfs(tmp_path / "disk", "size=64k") as disk:
+        out = disk / "out.csv"
+        out.write_bytes(OLD)
+        done = subprocess.run(
+            _cli("simulate", "--games", "20000", "--output", str(out)),
+            capture_output=True, text=True, timeout=120, env=_env(), check=False,
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        _one_line(done.stderr, "out.csv", "space")
+        assert out.read_bytes() == OLD
+        assert _others(disk, "out.csv") == []
+
+
+def test_write_on_a_full_disk_keeps_the_old_file(tmp_path: Path) -> None:
+    """Issue 17 item 2: ``SimulationResult.write`` is atomic: a full disk is a ``FileError``
+    naming the file, and the old file is kept (CSV and JSON alike)."""
+    result = colorwars.simulate(games=20_000, seed=1, record=True)
+    with _tmpfs(tmp_path / "disk", "size=64k") as disk:
+        for name in ("out.csv", "out.json"):
+            out = disk / name
+            out.write_bytes(OLD)
+            with pytest.raises(FileError, match=name):
+                result.write(out)
+            assert out.read_bytes() == OLD
+            assert _others(disk, name) == []
+            out.unlink()
+
+
+def test_write_into_a_missing_folder_is_our_error(tmp_path: Path) -> None:
+    """Issue 17 item 2: ``SimulationResult.write`` into a missing folder raised
+    ``FileNotFoundError``; it is a ``FileError`` (as the command line already says)."""
+    result = colorwars.simulate(games=10, seed=1)
+    for name in ("out.csv", "out.json"):
+        with pytest.raises(FileError, match="does not exist"):
+            result.write(tmp_path / "missing" / name)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_write_replaces_the_old_file_whole(tmp_path: Path) -> None:
+    """Issue 17 item 2: a write that succeeds replaces the old file with the whole new one and
+    leaves nothing else in the folder."""
+    result = colorwars.simulate(games=100, seed=1)
+    out = tmp_path / "out.csv"
+    out.write_bytes(OLD)
+    result.write(out)
+    rows = out.read_text().splitlines()
+    assert rows[0].startswith("game,winner")
+    assert len(rows) == 101
+    assert _others(tmp_path, "out.csv") == []
+
+
+@pytest.mark.parametrize(
+    ("folder", "why"),
+    [("missing", "does not exist"), ("readonly", "not writable")],
+)
+def test_the_output_folder_is_checked_before_the_run(tmp_path: Path, folder: str, why: str) -> None:
+    """Issue 17 item 1: a missing or read-only output folder is one line of ours at once,
+    before a long simulation (a million games of 32x32 classic take minutes)."""
+    if folder == "readonly":
+        # A read-only mount: not writable even for root (a mode of 0o555 is, for root).
+        ctx: contextlib.AbstractContextManager[Path] = _tmpfs(tmp_path / folder, "ro,size=64k")
+    else:
+        ctx = contextlib.nullcontext(tmp_path / folder)
+    with ctx as where:
+        start = time.monotonic()
+        done = subprocess.run(
+            _cli("simulate", "--games", str(10**6), "--size", "32x32", "--rules", "classic",
+                 "--output", str(where / "out.csv")),
+            capture_output=True, text=True, timeout=60, env=_env(), check=False,
+        )  # fmt: skip
+        assert time.monotonic() - start < 30
+        assert done.returncode == 2, done.stderr
+        _one_line(done.stderr, "out.csv", why)
+
+
+def _start_and_catch_the_write(folder: Path, out: Path) -> subprocess.Popen[str]:
+    """A child writing ``MANY`` games' results over ``out``, caught once the write has begun:
+    ``out`` changed or another file appeared in ``folder``."""
+    before = out.stat()
+    child = subprocess.Popen(
+        _cli("simulate", "--games", str(MANY), "--seed", "3", "--threads", "1", "--output",
+             str(out), "--no-progress"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and child.poll() is None:
+        st = out.stat() if out.exists() else None
+        changed = st is None or (st.st_size, st.st_mtime_ns, st.st_ino) != (
+            before.st_size,
+            before.st_mtime_ns,
+            before.st_ino,
+        )
+        if changed or _others(folder, out.name):
+            return child
+        time.sleep(0.002)
+    child.kill()
+    child.communicate()
+    pytest.fail("the child never began writing its output")
+
+
+@pytest.mark.parametrize(
+    ("sig", "status"),
+    [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -signal.SIGKILL)],
+    ids=["SIGINT", "SIGTERM", "SIGKILL"],
+)
+def test_a_signal_during_the_write_keeps_the_old_file(
+    tmp_path: Path, sig: signal.Signals, status: int
+) -> None:
+    """Issue 17 item 1: Ctrl-C (exit 130 after 151,126 of 2 M rows), SIGTERM or ``kill -9``
+    while ``simulate --output`` writes left a partial file in place of the old one. Now the
+    old file survives intact; after Ctrl-C or SIGTERM no temporary file is left and one line
+    says that nothing was written."""
+    out = tmp_path / "out.csv"
+    out.write_bytes(OLD)
+    child = _start_and_catch_the_write(tmp_path, out)
+    child.send_signal(sig)
+    try:
+        _, err = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        pytest.fail(f"the child did not stop within 60 s of {sig.name}")
+    assert child.returncode == status, err
+    assert out.read_bytes() == OLD
+    if sig == signal.SIGKILL:
+        # Nothing runs after kill -9: a temporary file may be left, but only a hidden one
+        # beside the old file, never in its place.
+        assert all(p.startswith(".out.csv.") for p in _others(tmp_path, "out.csv"))
+        return
+    assert _others(tmp_path, "out.csv") == []
+    _one_line(err, "out.csv", "not written")
+
+
+def test_ctrl_c_during_the_run_says_nothing_was_written(tmp_path: Path) -> None:
+    """Issue 17 item 1: Ctrl-C during the simulation says, in one line, that the output was
+    not written, and leaves the old file as it was."""
+    out = tmp_path / "out.csv"
+    out.write_bytes(OLD)
+    child = subprocess.Popen(
+        _cli("simulate", "--games", str(10**5), "--size", "32x32", "--rules", "classic",
+             "--output", str(out), "--no-progress"),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(),
+    )  # fmt: skip
+    time.sleep(3)
+    child.send_signal(signal.SIGINT)
+    try:
+        _, err = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        pytest.fail("the child did not stop within 60 s of Ctrl-C")
+    assert child.returncode == 130, err
+    _one_line(err, "out.csv", "not written")
+    assert out.read_bytes() == OLD
+    assert _others(tmp_path, "out.csv") == []
+
+
+def test_a_record_may_start_with_a_byte_order_mark(tmp_path: Path) -> None:
+    """Issue 17 item 2: a record file saved with a UTF-8 byte-order mark (as some Windows
+    editors do) failed to parse; it reads like the same file without it."""
+    plain = "size: 2x2\nrules: colorwars\nmoves: a1 b2\nnote: café\n"
+    path = tmp_path / "bom.cwr"
+    path.write_bytes(b"\xef\xbb\xbf" + plain.encode())
+    assert read_record(path) == GameRecord.parse(plain)
+    assert GameRecord.parse("\ufeff" + plain) == GameRecord.parse(plain)
+    done = subprocess.run(
+        _cli("replay", "--quiet", str(path)),
+        capture_output=True, text=True, timeout=60, env=_env(), check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
