@@ -122,11 +122,22 @@ def _live(game: object) -> _core.NativeGame:
     return native
 
 
+def _as_given(value: object, checked: float) -> int | float:
+    """The checked number of a real-valued setting, kept as a whole number if one was given
+    (``time=1`` is named ``mcts(1s)``, ``time=1.0`` ``mcts(1.0s)``)."""
+    return int(checked) if isinstance(value, int | np.integer) else checked
+
+
 class _Base:
     seed: int = 0
 
+    def _keep(self, name: str, value: object) -> None:
+        """Stores the value a check returned: the object the caller passed may answer
+        differently when asked again (``__index__``, ``__float__``)."""
+        object.__setattr__(self, name, value)
+
     def __post_init__(self) -> None:
-        check.seed(self.seed)
+        self._keep("seed", check.seed(self.seed))
 
     @property
     def name(self) -> str:
@@ -214,18 +225,30 @@ class MCTS(_Base):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        # Every setting is kept as the value its check returned (one place validates).
         t = check.seconds(self.time)
-        if self.simulations is None:  # the default budget: 1000, or the time alone
-            object.__setattr__(self, "simulations", 1000 if t is None else 0)
-        check.simulations(self.simulations, 0 if t is not None else 1)
-        check.threads(self.threads, low=1, error=InvalidPolicyError)
-        check.number(self.greedy, "greedy share", 0.0, 1.0, InvalidPolicyError)
-        check.number(self.c, "c", 0.0, check.MAX_C, InvalidPolicyError)
+        self._keep("time", None if t is None else _as_given(self.time, t))
+        simulations = self.simulations
+        if simulations is None:  # the default budget: 1000, or the time alone
+            simulations = 1000 if t is None else 0
+        self._keep("simulations", check.simulations(simulations, 0 if t is not None else 1))
+        self._keep("threads", check.threads(self.threads, low=1, error=InvalidPolicyError))
+        for name, what, high in (
+            ("greedy", "greedy share", 1.0),
+            ("c", "c", check.MAX_C),
+            ("minimax", "minimax weight", 1.0),
+        ):
+            value = getattr(self, name)
+            self._keep(
+                name, _as_given(value, check.number(value, what, 0.0, high, InvalidPolicyError))
+            )
         for flag in ("solver", "reuse"):
             if not isinstance(getattr(self, flag), bool | np.bool_):
                 check.fail(InvalidPolicyError, flag, getattr(self, flag), "expected True or False")
-        check.number(self.minimax, "minimax weight", 0.0, 1.0, InvalidPolicyError)
-        check.whole(self.cutoff, "cutoff", 0, check.MAX_CUTOFF, InvalidPolicyError)
+            self._keep(flag, bool(getattr(self, flag)))
+        self._keep(
+            "cutoff", check.whole(self.cutoff, "cutoff", 0, check.MAX_CUTOFF, InvalidPolicyError)
+        )
 
     @property
     def name(self) -> str:
@@ -281,9 +304,11 @@ class AlphaBeta(_Base):
     def __post_init__(self) -> None:
         super().__post_init__()
         t = check.seconds(self.time)
-        if self.depth is None:  # the default budget: depth 4, or the time alone
-            object.__setattr__(self, "depth", 4 if t is None else check.MAX_DEPTH)
-        check.depth(self.depth)
+        self._keep("time", None if t is None else _as_given(self.time, t))
+        depth = self.depth
+        if depth is None:  # the default budget: depth 4, or the time alone
+            depth = 4 if t is None else check.MAX_DEPTH
+        self._keep("depth", check.depth(depth))
 
     @property
     def name(self) -> str:
