@@ -14,13 +14,11 @@ with our ``FileError`` naming it, or give the true result: never a wrong ``compl
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +31,8 @@ from colorwars.errors import FileError, InvalidProofError
 from colorwars.proof import CHECKPOINT_FORMAT, CHECKPOINT_KIND
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from torture.fulldisk import run_on_full_disk
 
 #: Boards whose checkpoints are made once and damaged: (width, height, rules).
 BOARDS = [(3, 3, "classic"), (3, 3, "colorwars"), (4, 4, "colorwars"), (4, 3, "colorwars")]
@@ -306,36 +306,26 @@ def test_a_second_run_on_one_checkpoint_is_refused(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["shared.proofs"]
 
 
-def _tmpfs(folder: Path) -> Callable[[], None]:
-    """Mounts a 256 KiB tmpfs at ``folder`` (root only); returns the unmount, or skips."""
-    folder.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("a full disk is tested on a small tmpfs, which only root can mount")
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a small tmpfs here: {done.stderr.strip()}")
-    return lambda: subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
 def test_a_full_disk_is_our_error_and_leaves_no_temporary(tmp_path: Path) -> None:
     """On a full disk the checkpoint's save raised a bare OSError and left its ``.tmp``."""
-    disk = tmp_path / "disk"
-    unmount = _tmpfs(disk)
-    try:
-        # Fill the disk but for 8 KiB: a 3x3 classic checkpoint is about 22 KiB.
-        fs = os.statvfs(disk)
-        (disk / "filler").write_bytes(b"\0" * (fs.f_bavail * fs.f_frsize - 8192))
-        path = disk / "c.proofs"
-        with pytest.raises(FileError, match=r"cannot write checkpoint .*c\.proofs"):
+    done = run_on_full_disk(
+        """
+        import colorwars
+        from colorwars.errors import FileError
+        path = os.path.join(DISK, "c.proofs")  # a 3x3 classic checkpoint is about 22 KiB
+        try:
             colorwars.prove(3, 3, rules="classic", checkpoint=path)
-        assert sorted(p.name for p in disk.iterdir()) == ["filler"]
-    finally:
-        unmount()
+        except FileError as e:
+            print("FileError", e)
+        print(sorted(os.listdir(DISK)))
+        """,
+        tmp_path / "disk",
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("FileError cannot write checkpoint"), done.stdout
+    assert "c.proofs" in lines[0]
+    assert lines[-1] == "['filler']"  # no temporary left, no partial checkpoint
 
 
 def _child(code: str, timeout: float) -> subprocess.CompletedProcess[str]:
