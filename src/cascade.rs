@@ -120,7 +120,17 @@ fn cascade<B: Bits, S: WaveSink<B>>(
     let mut mine = pos.own[mover];
     let mut captured = B::ZERO;
     let mut waves = 0;
-    while unstable.any() {
+    // RULES.md §3.3 ends every decisive cascade (an endless one would reach and convert every
+    // cell). Before every player has moved no cascade happens at all (each first move lands
+    // on an empty cell, and a drop never bursts), so a cascade then can only come from a
+    // position that breaks the rules' invariants (built by hand, not by play or notation):
+    // it is cut off after this many waves instead of running for ever.
+    let limit = if decisive {
+        u32::MAX
+    } else {
+        16 * geo.cells as u32 + 16
+    };
+    while unstable.any() && waves < limit {
         waves += 1;
         let u = unstable;
         match burst {
@@ -229,4 +239,28 @@ fn finish_turn<B: Bits>(players: usize, pos: &mut Position<B>, mover: usize, dec
         }
     }
     pos.to_move = next as u8;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Config;
+
+    #[test]
+    fn a_cascade_on_a_position_that_breaks_the_invariants_still_ends() {
+        // 2x2 classic (subtract), player a on every cell before b has moved: five orbs on a
+        // board of capacity four would circulate for ever, and the game cannot be decided
+        // (the elimination check is not active yet). No play or notation reaches this.
+        let cfg = Config::new(2, 2, 2, Rules::CLASSIC, 0).unwrap();
+        let geo = Geometry::<u64>::new(2, 2);
+        let mut pos = Position::<u64>::start(&cfg);
+        for cell in 0..4 {
+            pos.set_cell(cell, 1, Some(0));
+        }
+        pos.moved = 1;
+        pos.ply = 1;
+        let waves = play_unchecked(&geo, cfg.rules, 2, &mut pos, 0, &mut ());
+        assert_eq!(waves, 16 * 4 + 16);
+        assert_eq!(pos.winner(), None);
+    }
 }
