@@ -230,7 +230,7 @@ def _load(path: Path, position: str, cells: int, table: Any) -> _Claims:
     try:
         table.add_proofs(proofs)
     except ValueError as e:
-        raise bad(str(e)) from None
+        raise bad(str(e).removeprefix("invalid position: ")) from None
     return claims
 
 
