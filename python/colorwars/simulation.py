@@ -18,15 +18,35 @@ from colorwars import _validate as check
 from colorwars._files import atomic_open
 from colorwars.errors import ConfigError, InvalidIndexError
 from colorwars.players import seat_players
-from colorwars.rules import Rules, RulesLike
+from colorwars.rules import GameConfig, Rules, RulesLike
 from colorwars.statistics import wilson_interval
 
-__all__ = ["POLICIES", "SimulationResult", "native_progress", "simulate", "wilson_interval"]
+__all__ = [
+    "POLICIES",
+    "SimulationResult",
+    "longest_game",
+    "native_progress",
+    "recorded_plies",
+    "simulate",
+    "wilson_interval",
+]
 
 # The players the lean simulation loop runs; any other seat uses the native match loop.
 POLICIES = ("random", "greedy")
 # Bytes a game's results take (native summary, arrays, conversions), for the memory check.
 GAME_BYTES = 64
+# Bytes the recorded moves take at the peak, per game and per ply: a move is 2 bytes, held up
+# to three times (a block's growing buffer, up to twice its length, then the joined copy),
+# and a game's offset 8 bytes, up to four times (its block's buffer, the joined and the
+# numpy copy).
+RECORD_GAME_BYTES = 32
+RECORD_PLY_BYTES = 6
+# Under the empty burst a game has no length bound (orbs vanish in cascades). Without
+# max_plies the memory check plans for this many plies per cell: above the longest game seen
+# in random and greedy play on boards up to 32x32 (6.2 x cells, random play on 32x32
+# colorwars). It is an estimate, not a bound: a longer run that runs out of memory is a
+# MemoryError from the native recorder (never an abort), only later.
+UNBOUNDED_PLIES_PER_CELL = 8
 
 Progress = Callable[[int, int], object]
 
@@ -148,6 +168,28 @@ class SimulationResult:
                 f.write(json.dumps(doc))
 
 
+def longest_game(config: GameConfig) -> int | None:
+    """The most plies a game can last under ``config``'s rules, or None where no bound exists.
+
+    Under the subtract burst a cascade never loses an orb and every move adds at least one,
+    while a board at rest holds at most its total capacity C, plus at most 2 orbs on each
+    untouched opening cell (a drop of 3, which itself added 2 more than a move): so a game
+    lasts at most C + 1 plies (RULES-NOTES section 4), drop3 opening or not. Under the empty
+    burst orbs vanish in cascades and nothing bounds a game's length."""
+    if config.rules.burst != "subtract":
+        return None
+    w, h = config.width, config.height
+    capacity = 2 * (w * (h - 1) + h * (w - 1)) - w * h  # the sum of degree - 1 over cells
+    return capacity + 1
+
+
+def recorded_plies(config: GameConfig, max_plies: int | None) -> int:
+    """The plies per game the memory check plans to record: the rules' bound or
+    ``max_plies``, whichever is smaller; an estimate where neither exists."""
+    bounds = [b for b in (longest_game(config), max_plies) if b is not None]
+    return min(bounds) if bounds else UNBOUNDED_PLIES_PER_CELL * config.cells
+
+
 def native_progress(progress: Progress | None, total: int) -> Callable[[int], None] | None:
     """The native engine reports ``done``; the caller's ``progress`` takes ``(done, total)``."""
     if progress is None:
@@ -188,6 +230,10 @@ def simulate(
     randomness from ``(seed, i)`` only, so the same seed gives the same games whatever the
     thread count. ``max_plies`` cuts games off and marks them unfinished (winner -1).
     ``progress(done, total)`` is called about ten times a second; Ctrl-C stops the run.
+    ``record=True`` keeps every game's moves (``SimulationResult.moves``); a run whose
+    results or recorded moves would not fit in memory is refused with ``MemoryError`` before
+    any game is played, the moves bounded by the longest game the rules allow (capacity + 1
+    plies under the subtract burst, see ``longest_game``) or ``max_plies``.
 
     ``backend="ray"`` runs the games as shards on a Ray cluster (``address``, or a local one
     started and stopped for the call; ``shards``: a count or the sizes of the shards) and
@@ -215,8 +261,10 @@ def simulate(
     # Random and greedy seats run in the lean simulation loop; any search player needs the
     # match loop (which chooses with the same generators, so the games are the same).
     fast = all(spec.kind in POLICIES for spec in specs)
-    per_game = GAME_BYTES + (2 * (max_plies or 2 * width * height) if record else 0)
-    check.memory(games * per_game, f"simulate(games={games:,})")
+    if record:
+        per_game = RECORD_GAME_BYTES + RECORD_PLY_BYTES * recorded_plies(c, max_plies)
+        check.memory(games * (GAME_BYTES + per_game), f"the recorded moves of {games:,} games")
+    check.memory(games * GAME_BYTES, f"simulate(games={games:,})")
     callback = native_progress(progress, games)
     start = time.perf_counter()
     if backend == "ray":
