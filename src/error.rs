@@ -1,5 +1,5 @@
 //! The errors of the rules core. Each says what was wrong and what is allowed; the Python
-//! binding maps each variant to a `ValueError` subclass (see `python.rs`).
+//! binding maps each variant to a `ValueError` subclass (see `src/python/mod.rs`).
 
 use core::fmt;
 

@@ -1,0 +1,107 @@
+//! Reading the Python layer's objects: a game's configuration, a player's settings, text.
+
+use super::*;
+
+/// A game configuration, read from the attributes of `colorwars.rules.GameConfig` (checked
+/// again here by `Config::new`).
+#[derive(FromPyObject)]
+pub(super) struct GameConfig {
+    width: i64,
+    height: i64,
+    players: i64,
+    opening: String,
+    burst: String,
+    first: i64,
+}
+
+impl GameConfig {
+    pub(super) fn check(&self) -> PyResult<Config> {
+        let rules = Rules::from_axes(&self.opening, &self.burst)?;
+        Ok(Config::new(
+            self.width,
+            self.height,
+            self.players,
+            rules,
+            self.first,
+        )?)
+    }
+}
+
+/// A player, read from the attributes of `colorwars.players.NativeSpec`.
+#[derive(FromPyObject)]
+pub(super) struct NativeSpec {
+    kind: String,
+    simulations: u32,
+    depth: i32,
+    seconds: Option<f64>,
+    c: f64,
+    threads: usize,
+    greedy: f64,
+    solver: bool,
+    minimax: f64,
+    cutoff: u32,
+    reuse: bool,
+}
+
+impl NativeSpec {
+    pub(super) fn check(&self, cfg: &Config) -> PyResult<Player> {
+        let time = match self.seconds {
+            Some(t) if !(t.is_finite() && t > 0.0 && t <= 1e6) => {
+                return Err(Error::InvalidPolicy(format!(
+                    "time budget {t}: expected seconds from 0 to 1e6"
+                ))
+                .into());
+            }
+            Some(t) => Some(Duration::from_secs_f64(t)),
+            None => None,
+        };
+        let player = match self.kind.as_str() {
+            "random" => Player::Random,
+            "greedy" => Player::Greedy,
+            "mcts" => Player::Mcts(MctsParams {
+                simulations: self.simulations,
+                time,
+                c: self.c,
+                threads: self.threads,
+                greedy: self.greedy,
+                solver: self.solver,
+                reuse: self.reuse,
+                minimax: self.minimax,
+                cutoff: self.cutoff,
+            }),
+            "alphabeta" => Player::AlphaBeta {
+                depth: self.depth,
+                time,
+            },
+            other => {
+                return Err(Error::InvalidPolicy(format!(
+                    "unknown player {other:?}; allowed are random, greedy, mcts, alphabeta"
+                ))
+                .into());
+            }
+        };
+        player.check(cfg)?;
+        Ok(player)
+    }
+}
+
+/// Text from Python as UTF-8; text that cannot be (lone surrogates) is an error of `what`.
+pub(super) fn utf8<'a>(
+    text: &'a Bound<'_, PyString>,
+    what: fn(String) -> Error,
+) -> PyResult<std::borrow::Cow<'a, str>> {
+    text.to_cow()
+        .map_err(|_| what("the text is not valid Unicode (a lone surrogate?)".into()).into())
+}
+
+/// Seat lists must name one player per seat.
+pub(super) fn one_per_seat(given: usize, cfg: &Config) -> PyResult<()> {
+    if given == cfg.players {
+        return Ok(());
+    }
+    let msg = format!(
+        "{given} players given for {} seats: give one per seat",
+        cfg.players
+    );
+    Err(Error::InvalidPolicy(msg).into())
+}

@@ -1,0 +1,133 @@
+//! The Python binding (`colorwars._core`): converts types, maps errors and releases the GIL
+//! for long work, which runs under `control::watch` so that Ctrl-C stops it. No rules, no
+//! validation policy and no progress logic live here: the Python layer checks every argument
+//! (`colorwars._validate`), the core checks them again and does the work.
+
+use std::time::Duration;
+
+use numpy::{PyArray1, PyArray2, PyArray4, PyArrayMethods};
+use pyo3::exceptions::PyMemoryError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use rayon::prelude::*;
+
+use crate::ai::{choose_move, mcts_analysis, MatchSpec, MctsParams, Player};
+use crate::bits::Bits;
+use crate::control::{watch, Control};
+use crate::error::Error;
+use crate::game::AnyGame;
+use crate::notation::{cell_name, format_position, parse_cell, parse_position};
+use crate::rng::game_rng;
+use crate::rules::{Config, Rules};
+use crate::search::{zobrist, MoveResult, ProofTable, Proven, Prover, Solver, Symmetries};
+use crate::simulate::{parse_player, GameSummary, SimOutput, SimSpec};
+use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
+use crate::with_game;
+
+mod convert;
+mod game;
+mod players;
+mod simulation;
+mod solvers;
+mod vecenv;
+
+use convert::*;
+use game::*;
+use players::*;
+use simulation::*;
+use solvers::*;
+use vecenv::*;
+
+// The Python classes of the core errors (all `ValueError`s), imported once on first use.
+pyo3::import_exception!(colorwars.errors, ConfigError);
+pyo3::import_exception!(colorwars.errors, InvalidSizeError);
+pyo3::import_exception!(colorwars.errors, InvalidPlayersError);
+pyo3::import_exception!(colorwars.errors, InvalidRulesError);
+pyo3::import_exception!(colorwars.errors, InvalidPolicyError);
+pyo3::import_exception!(colorwars.errors, InvalidMoveError);
+pyo3::import_exception!(colorwars.errors, IllegalMoveError);
+pyo3::import_exception!(colorwars.errors, GameOverError);
+pyo3::import_exception!(colorwars.errors, InvalidPositionError);
+pyo3::import_exception!(colorwars.errors, InvalidIndexError);
+
+/// A core error raises its `colorwars.errors` class (`MemoryError` for memory).
+impl From<Error> for PyErr {
+    fn from(e: Error) -> PyErr {
+        let msg = e.to_string();
+        match e {
+            Error::InvalidSize { .. } => InvalidSizeError::new_err(msg),
+            Error::InvalidPlayers { .. } | Error::InvalidPlayer { .. } => {
+                InvalidPlayersError::new_err(msg)
+            }
+            Error::InvalidRules(_) => InvalidRulesError::new_err(msg),
+            Error::InvalidPolicy(_) => InvalidPolicyError::new_err(msg),
+            Error::InvalidMove(_) => InvalidMoveError::new_err(msg),
+            Error::IllegalMove { .. } => IllegalMoveError::new_err(msg),
+            Error::GameOver { .. } => GameOverError::new_err(msg),
+            Error::InvalidPosition(_) => InvalidPositionError::new_err(msg),
+            Error::OutOfMemory(_) => PyMemoryError::new_err(msg),
+        }
+    }
+}
+
+/// The most threads a call may start (one limit everywhere; 0 means one per core).
+const MAX_THREADS: usize = 256;
+
+fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
+    if threads > MAX_THREADS {
+        return Err(ConfigError::new_err(format!(
+            "invalid thread count {threads}: expected a whole number from 0 to {MAX_THREADS}"
+        )));
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads) // 0: rayon's default, one per core
+        .build()
+        .map_err(|e| ConfigError::new_err(format!("cannot start {threads} threads: {e}")))
+}
+
+/// Runs long native work with the GIL released under `control::watch`: every `interval`
+/// seconds this thread takes the GIL briefly briefly to notice Ctrl-C and to call `progress(done)`.
+/// Ctrl-C (or an exception in `progress`) cancels the work and is raised. Returns the work's
+/// output and seconds.
+fn watched<T, W>(
+    py: Python<'_>,
+    progress: Option<&Py<PyAny>>,
+    interval: f64,
+    work: W,
+) -> PyResult<(T, f64)>
+where
+    T: Send,
+    W: FnOnce(&Control) -> T + Send,
+{
+    let interval = if interval.is_finite() {
+        interval.clamp(0.001, 3600.0)
+    } else {
+        0.1
+    };
+    let run = py.detach(|| {
+        watch(Duration::from_secs_f64(interval), work, |done| {
+            Python::attach(|py| {
+                py.check_signals()?;
+                if let Some(cb) = progress {
+                    cb.call1(py, (done,))?;
+                }
+                Ok::<(), PyErr>(())
+            })
+        })
+    })?;
+    if let Some(e) = run.failure {
+        return Err(e);
+    }
+    if let Some(cb) = progress {
+        cb.call1(py, (run.done,))?;
+    }
+    Ok((run.out, run.seconds))
+}
+#[pymodule]
+mod _core {
+    #[pymodule_export]
+    use super::{
+        ai_analyse, ai_choose, play_match, play_matches, prove, proven_move, simulate, solve,
+        solve_position, symmetric_moves, NativeGame, NativeVecEnv, PyProofTable,
+    };
+}

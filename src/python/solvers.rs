@@ -1,0 +1,280 @@
+//! The solvers: alpha-beta (`solve`, `solve_position`) and proof-number search (`prove`, its
+//! table, proven moves and symmetric move groups).
+
+use super::*;
+
+/// Solves a board exactly for two players from the empty board (GIL released, Ctrl-C stops
+/// it): (winner, plies, line, positions, seconds), or None if not proven within `max_depth`.
+#[pyfunction]
+#[pyo3(signature = (config, max_depth=200))]
+#[allow(clippy::type_complexity)]
+pub(super) fn solve(
+    py: Python<'_>,
+    config: GameConfig,
+    max_depth: i32,
+) -> PyResult<Option<(usize, u32, Vec<usize>, u64, f64)>> {
+    let cfg = config.check()?;
+    if cfg.players != 2 {
+        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
+    }
+    let game = AnyGame::new(cfg);
+    let (solution, seconds) = watched(
+        py,
+        None,
+        0.05,
+        |control| with_game!(&game, g => crate::search::solve(g.geo(), &cfg, g.pos(), max_depth.clamp(1, 10_000), control)),
+    )?;
+    Ok(solution?.map(|s| (s.winner, s.plies, s.line, s.positions, seconds)))
+}
+
+/// What `solve_position` returns: (winner, plies, line, positions, seconds, and with
+/// `moves` the exact (cell, winner, plies) of every legal move).
+pub(super) type PositionSolution = (usize, u32, Vec<usize>, u64, f64, Vec<MoveResult>);
+
+/// Solves a two-player game exactly from its current position (GIL released, Ctrl-C stops
+/// it); with `moves`, also every legal move's exact result. None if something is not proven
+/// within `max_depth` plies.
+#[pyfunction]
+#[pyo3(signature = (game, max_depth=200, moves=true))]
+pub(super) fn solve_position(
+    py: Python<'_>,
+    game: &Bound<'_, NativeGame>,
+    max_depth: i32,
+    moves: bool,
+) -> PyResult<Option<PositionSolution>> {
+    let (position, cfg) = two_player_position(game)?;
+    let max_depth = max_depth.clamp(1, 10_000);
+    let (found, seconds) = watched(py, None, 0.05, |control| {
+        with_game!(&position, g => {
+            let mut solver = Solver::new(g.geo(), &cfg, control)?;
+            let Some(best) = solver.solve(g.pos(), max_depth) else {
+                return Ok(None);
+            };
+            let each = if moves && g.pos().winner().is_none() {
+                match solver.solve_moves(g.pos(), max_depth) {
+                    Some(each) => each,
+                    None => return Ok(None),
+                }
+            } else {
+                Vec::new()
+            };
+            Ok::<_, Error>(Some((best, each, solver.positions())))
+        })
+    })?;
+    Ok(found?.map(|(s, each, positions)| (s.winner, s.plies, s.line, positions, seconds, each)))
+}
+
+/// The proof-number search's table, kept between calls (a long run proves a position's
+/// moves in turn, in slices of time, and saves what is proven).
+#[pyclass(module = "colorwars._core", name = "ProofTable")]
+pub(super) struct PyProofTable {
+    inner: std::sync::Mutex<ProofTable>,
+}
+
+impl PyProofTable {
+    pub(super) fn table(&self) -> std::sync::MutexGuard<'_, ProofTable> {
+        lock_table(&self.inner)
+    }
+}
+
+/// The table behind its lock. No Python runs under the lock and the search does not panic,
+/// but a poisoned lock would still hold a usable table.
+pub(super) fn lock_table(
+    m: &std::sync::Mutex<ProofTable>,
+) -> std::sync::MutexGuard<'_, ProofTable> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Bytes of one saved proof: key (u64), work (u32), 1 if the player to move wins (u32).
+pub(super) const PROOF_BYTES: usize = 16;
+
+#[pymethods]
+impl PyProofTable {
+    #[new]
+    fn new(py: Python<'_>, memory: u64) -> PyResult<Self> {
+        let table = py.detach(|| ProofTable::new(memory))?;
+        Ok(PyProofTable {
+            inner: std::sync::Mutex::new(table),
+        })
+    }
+
+    /// Nodes the table can hold.
+    #[getter]
+    fn capacity(&self) -> u64 {
+        self.table().capacity()
+    }
+
+    /// Nodes it holds.
+    #[getter]
+    fn filled(&self) -> u64 {
+        self.table().filled()
+    }
+
+    /// The sound proofs held whose search took at least `min_work` positions, packed
+    /// (16 bytes each, little-endian key u64, work u32, mover-wins u32).
+    #[pyo3(signature = (min_work=1))]
+    fn proofs<'py>(&self, py: Python<'py>, min_work: u32) -> Bound<'py, pyo3::types::PyBytes> {
+        let proofs = py.detach(|| self.table().proofs(min_work));
+        let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
+        for p in proofs {
+            out.extend_from_slice(&p.key.to_le_bytes());
+            out.extend_from_slice(&p.work.to_le_bytes());
+            out.extend_from_slice(&u32::from(p.mover_wins).to_le_bytes());
+        }
+        pyo3::types::PyBytes::new(py, &out)
+    }
+
+    /// Stores packed proofs (what `proofs` returns). Records that `proofs` cannot have
+    /// written (a flag other than 0 or 1, no work) are refused, and then nothing is stored.
+    fn add_proofs(&self, py: Python<'_>, data: &[u8]) -> PyResult<usize> {
+        if data.len() % PROOF_BYTES != 0 {
+            return Err(Error::InvalidPosition(format!(
+                "saved proofs must be {PROOF_BYTES} bytes each; got {} bytes",
+                data.len()
+            ))
+            .into());
+        }
+        let mut proofs: Vec<Proven> = Vec::new();
+        proofs
+            .try_reserve_exact(data.len() / PROOF_BYTES)
+            .map_err(|_| Error::OutOfMemory("the saved proofs".into()))?;
+        for (i, b) in data.chunks_exact(PROOF_BYTES).enumerate() {
+            let word = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+            let (work, flag) = (word(8), word(12));
+            if work == 0 || flag > 1 {
+                return Err(Error::InvalidPosition(format!(
+                    "saved proof {i} is not one this program writes (work {work}, flag {flag})"
+                ))
+                .into());
+            }
+            let mut key = [0u8; 8];
+            key.copy_from_slice(&b[..8]);
+            proofs.push(Proven {
+                key: u64::from_le_bytes(key),
+                work,
+                mover_wins: flag == 1,
+            });
+        }
+        py.detach(|| self.table().add_proofs(&proofs));
+        Ok(proofs.len())
+    }
+}
+
+/// A copy of a two-player game's position (no history) and its configuration, for the
+/// solvers.
+pub(super) fn two_player_position(game: &Bound<'_, NativeGame>) -> PyResult<(AnyGame, Config)> {
+    let position = game.borrow().position();
+    let cfg = *position.cfg();
+    if cfg.players != 2 {
+        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
+    }
+    Ok((position, cfg))
+}
+
+/// What `prove` returns: (winner or None, line, positions, seconds, with `verify` the
+/// positions of the checked proof (None if unchecked, stopped, or refuted), and whether the
+/// search stopped (its time ran out or it was cancelled) before it finished.
+pub(super) type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>, bool);
+
+/// The stack of the proof search's own thread: it recurses once per ply.
+pub(super) const PROVER_STACK: usize = 1 << 28;
+
+/// Proves who wins a two-player game from its position by proof-number search (GIL released,
+/// Ctrl-C stops it), sharing `table`; `seconds` bounds the time (None: no bound), the check
+/// (`verify`) included. The winner is None if nothing was proven in time. A thread with the
+/// search's stack that cannot be had is `MemoryError`.
+#[pyfunction]
+#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false))]
+pub(super) fn prove(
+    py: Python<'_>,
+    game: &Bound<'_, NativeGame>,
+    table: &Bound<'_, PyProofTable>,
+    seconds: Option<f64>,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
+    verify: bool,
+) -> PyResult<ProveResult> {
+    let (position, cfg) = two_player_position(game)?;
+    let table = table.borrow();
+    let inner = &table.inner;
+    let deadline = seconds
+        .filter(|s| s.is_finite())
+        .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+    let (found, secs) = watched(py, progress.as_ref(), interval, |control| {
+        let mut t = lock_table(inner);
+        let t = &mut *t;
+        std::thread::scope(|scope| {
+            let run = std::thread::Builder::new()
+                .stack_size(PROVER_STACK)
+                .spawn_scoped(scope, || {
+                    with_game!(&position, g => {
+                        let sym = Symmetries::new(cfg.width, cfg.height);
+                        let mut p = Prover::new(g.geo(), &cfg, &sym, t, control, deadline);
+                        let proof = p.prove(g.pos());
+                        let checked = match proof.winner {
+                            Some(w) if verify => p.verify(g.pos(), w),
+                            _ => None,
+                        };
+                        (proof.winner, proof.line, p.positions, checked, p.stopped)
+                    })
+                });
+            match run {
+                Ok(handle) => Ok(handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
+                Err(e) => Err(Error::OutOfMemory(format!(
+                    "a thread with the proof search's {} MiB stack ({e})",
+                    PROVER_STACK >> 20
+                ))),
+            }
+        })
+    })?;
+    let (winner, line, positions, checked, stopped) = found?;
+    Ok((winner, line, positions, secs, checked, stopped))
+}
+
+/// A move after which the player to move is proven to win, from the proofs in `table` (and a
+/// new search where they are missing); None if the mover has none.
+#[pyfunction]
+pub(super) fn proven_move(
+    py: Python<'_>,
+    game: &Bound<'_, NativeGame>,
+    table: &Bound<'_, PyProofTable>,
+) -> PyResult<Option<usize>> {
+    let (position, cfg) = two_player_position(game)?;
+    let table = table.borrow();
+    let inner = &table.inner;
+    let (found, _) = watched(py, None, 0.05, |control| {
+        let mut t = lock_table(inner);
+        with_game!(&position, g => {
+            let sym = Symmetries::new(cfg.width, cfg.height);
+            let mut p = Prover::new(g.geo(), &cfg, &sym, &mut t, control, None);
+            p.prove_for(g.pos().to_move as usize);
+            p.winning_move(g.pos())
+        })
+    })?;
+    Ok(found)
+}
+
+/// The legal moves of a position grouped by symmetry: moves whose positions are images of one
+/// another under the board's symmetries share a group (ascending cells, groups by first cell).
+#[pyfunction]
+pub(super) fn symmetric_moves(game: &Bound<'_, NativeGame>) -> Vec<Vec<usize>> {
+    let position = game.borrow().position();
+    let cfg = *position.cfg();
+    with_game!(&position, g => {
+        let sym = Symmetries::new(cfg.width, cfg.height);
+        let legal = crate::cascade::legal_mask(g.geo(), cfg.rules, g.pos());
+        let mut groups: Vec<(u64, Vec<usize>)> = Vec::new();
+        legal.for_each(|m| {
+            let mut child = *g.pos();
+            crate::cascade::play_unchecked(g.geo(), cfg.rules, cfg.players, &mut child, m, &mut ());
+            let key = sym.key(&child);
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, cells)) => cells.push(m),
+                None => groups.push((key, vec![m])),
+            }
+        });
+        groups.into_iter().map(|(_, cells)| cells).collect()
+    })
+}
