@@ -2,38 +2,54 @@
 the page and the JSON API, ``serve()`` runs it with uvicorn. The games themselves, their seats
 and limits are in ``store.py``; this module only speaks HTTP.
 
-AI searches, analyses and record replays run in worker threads (at most one per core at once),
-never on the event loop, so the server answers other requests while an AI thinks. A game whose
-AI is thinking refuses changes (409) until it has moved.
+AI searches, analyses, record replays and histories run in worker threads (``workers.py``),
+never on the event loop, so the server answers other requests while an AI thinks; AI work and
+replays have threads of their own, so a request that needs no AI never waits for one. A game
+whose AI is thinking refuses changes (409) until it has moved.
+
+**A client is the peer address of a request** (``request.client.host``): the one thing about a
+request that its sender cannot choose, where a cookie or an id in a header can be dropped or
+made up at will, and so bounds nothing. The store bounds the games of each client, and the
+worker pools the AI requests of each (``store.py`` has the numbers). On a server listening on
+loopback (the default), every program on this machine is one client, the machine's user; the
+bounds per client matter once ``--host`` lets other machines in (behind a proxy, every request
+would be the proxy's).
+
+On a loopback address (127.0.0.0/8, ::1) the server answers only Host headers that name it
+(``localhost`` or its address), against DNS rebinding; any other Host gets 400 (``BadHost``).
+Shutting down (Ctrl-C, the end of ``with serving()``) answers every request waiting for AI work
+with 503 (``ShuttingDown``) at once and abandons the running searches.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ipaddress
 import json
-import os
 import socket
 import threading
 import time
 import webbrowser
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from importlib.resources import files
+from types import FrameType
 from typing import Any, TypeVar
 
-import anyio
-import anyio.to_thread
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from colorwars import _validate as check
-from colorwars.errors import BackendError, ConfigError
+from colorwars.errors import BackendError, ConfigError, show
+from colorwars.web import store as limits
 from colorwars.web.store import (
     DEFAULT_ANALYSIS,
     MAX_SIMULATIONS,
@@ -47,11 +63,14 @@ from colorwars.web.store import (
     hint_player,
     options,
 )
+from colorwars.web.workers import Pool, shutting_down
 
-__all__ = ["MAX_BODY_BYTES", "create_app", "listen", "serve", "serving"]
+__all__ = ["MAX_BODY_BYTES", "allowed_hosts_for", "create_app", "listen", "serve", "serving"]
 
 MAX_BODY_BYTES = 1 << 20  # a request body (a long game's record is far smaller)
-LOOPBACK = ("127.0.0.1", "localhost")
+# Once shutting down, the longest the server waits for a request it cannot answer at once (a
+# body still coming in) before cancelling it; waiting AI work is answered at once.
+SHUTDOWN_SECONDS = 1
 # The page may load nothing from elsewhere: it works offline, and nothing it shows runs code
 # from another site.
 PAGE_POLICY = "default-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
@@ -66,10 +85,18 @@ async def read_json(request: Request) -> object:
     if length.isdigit() and int(length) > MAX_BODY_BYTES:
         raise RequestError(413, "TooLarge", f"the body is larger than {MAX_BODY_BYTES} bytes")
     data = bytearray()
-    async for chunk in request.stream():
-        data += chunk
-        if len(data) > MAX_BODY_BYTES:
-            raise RequestError(413, "TooLarge", f"the body is larger than {MAX_BODY_BYTES} bytes")
+    try:
+        async for chunk in request.stream():
+            data += chunk
+            if len(data) > MAX_BODY_BYTES:
+                raise RequestError(
+                    413, "TooLarge", f"the body is larger than {MAX_BODY_BYTES} bytes"
+                )
+    except ClientDisconnect:
+        # Answered to nobody, but answered: nothing for the server's log.
+        raise RequestError(
+            400, "ClientDisconnect", "the client left before the end of its request's body"
+        ) from None
     if not data.strip():
         return None
     try:
@@ -111,20 +138,124 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     )
 
 
-class _Workers:
-    """Runs blocking work (AI searches) in threads, at most one per core at a time. The limiter
-    belongs to an event loop, so one is made for each loop that asks (tests run several)."""
+class _Work:
+    """The app's worker pools (AI searches; replays: records and histories), and the requests
+    still reading their body, all answered at once when the server stops."""
 
     def __init__(self) -> None:
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._limiter: anyio.CapacityLimiter | None = None
+        self.ai = Pool(
+            "AI",
+            "AIBusy",
+            limits.AI_WORKERS,
+            limits.MAX_AI_REQUESTS_PER_CLIENT,
+            limits.MAX_AI_REQUESTS,
+            limits.AI_WAIT_SECONDS,
+        )
+        self.replay = Pool(
+            "replay",
+            "ServerBusy",
+            limits.REPLAY_WORKERS,
+            limits.MAX_REPLAYS_PER_CLIENT,
+            limits.MAX_REPLAYS,
+            limits.REPLAY_WAIT_SECONDS,
+        )
+        self._stops: set[asyncio.Future[None]] = set()
+        self._closed = False
 
-    async def run(self, fn: Callable[..., T], *args: object) -> T:
-        loop = asyncio.get_running_loop()
-        if self._limiter is None or self._loop is not loop:
-            self._loop = loop
-            self._limiter = anyio.CapacityLimiter(os.cpu_count() or 1)
-        return await anyio.to_thread.run_sync(fn, *args, limiter=self._limiter)
+    def open(self) -> None:
+        self._closed = False
+        self.ai.open()
+        self.replay.open()
+
+    def close(self) -> None:
+        """The server is stopping: answers every request waiting for work or for its body."""
+        self._closed = True
+        self.ai.close()
+        self.replay.close()
+        for stop in list(self._stops):
+            with contextlib.suppress(RuntimeError):  # its loop has closed
+                stop.get_loop().call_soon_threadsafe(_stop, stop)
+
+    async def unless_closed(self, step: Coroutine[Any, Any, T]) -> T:
+        """``step``'s result, unless the server stops first: then 503 (``ShuttingDown``)
+        rather than a request cancelled with a traceback once shutting down times out."""
+        if self._closed:
+            step.close()
+            raise shutting_down()
+        stop = asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(step)
+        self._stops.add(stop)
+        try:
+            await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            self._stops.discard(stop)
+            finished = task.done()
+            if not finished:
+                task.cancel()
+        if not finished:
+            raise shutting_down()
+        return task.result()
+
+
+def _stop(stop: asyncio.Future[None]) -> None:
+    if not stop.done():
+        stop.set_result(None)
+
+
+def client_of(request: Request) -> str:
+    """Who sent a request: its peer address (see the module's docstring)."""
+    return request.client.host if request.client is not None else "unknown"
+
+
+def _host_name(header: str) -> str:
+    """The host a Host header names, without its port: ``[::1]:8000`` is ``::1``."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1 : header.find("]")] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+class _TrustedHosts:
+    """Refuses a request whose Host header names another host than the allowed ones (400,
+    ``BadHost``, our JSON error), as Starlette's ``TrustedHostMiddleware`` does in plain text."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: list[str]) -> None:
+        self.app = app
+        self.allowed = {h.lower() for h in allowed_hosts}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            header = Headers(scope=scope).get("host", "")
+            if _host_name(header) not in self.allowed:
+                names = ", ".join(sorted(self.allowed))
+                response = JSONResponse(
+                    {
+                        "error": f"the Host header {show(header)} does not name this server; "
+                        f"it answers to {names}",
+                        "type": "BadHost",
+                    },
+                    status_code=400,
+                )
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def allowed_hosts_for(host: str, address: str) -> list[str] | None:
+    """The Host headers a server asked to listen on ``host``, and listening on ``address``,
+    answers to: on a loopback address (127.0.0.0/8, ::1), only its own names (``localhost``,
+    the address and the host asked for), against DNS rebinding (another site's name pointed
+    at this machine); on any other address None: every Host, so that other machines can
+    reach it by whatever name they know it by."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if not ip.is_loopback:
+        return None
+    return sorted({"localhost", host.lower(), address.lower()})
 
 
 def index_html() -> str:
@@ -133,16 +264,19 @@ def index_html() -> str:
 
 def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None = None) -> Starlette:
     """The web app: the page at ``/``, its files under ``/static/``, the API under ``/api/``.
-    ``allowed_hosts`` restricts the Host header (``serve`` passes the loopback names when it
-    listens on 127.0.0.1, against DNS rebinding)."""
+    ``allowed_hosts`` restricts the Host header to those names (``serve`` passes
+    ``allowed_hosts_for`` its address when it listens on loopback, against DNS rebinding)."""
     games = store if store is not None else GameStore()
-    workers = _Workers()
+    work = _Work()
 
     def live(request: Request) -> LiveGame:
         return games.get(request.path_params["id"])
 
+    async def read(request: Request) -> object:
+        return await work.unless_closed(read_json(request))
+
     async def body(request: Request, allowed: tuple[str, ...], what: str) -> dict[str, Any]:
-        return dict(body_fields(await read_json(request), allowed, what))
+        return dict(body_fields(await read(request), allowed, what))
 
     async def page(request: Request) -> Response:
         return HTMLResponse(index_html(), headers={"Content-Security-Policy": PAGE_POLICY})
@@ -151,10 +285,14 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
         return options()
 
     async def new_game(request: Request) -> Any:
-        data = await read_json(request)
-        # A record replays every move: off the event loop, like any long work.
-        game = await workers.run(build, data)
-        games.add(game)
+        data = await read(request)
+        client = client_of(request)
+        if isinstance(data, dict) and "record" in data:
+            # A record replays every move: off the event loop, like any long work.
+            game = await work.replay.run(client, build, data)
+        else:
+            game = build(data)
+        games.add(game, client)
         return game.state()
 
     async def get_game(request: Request) -> Any:
@@ -183,7 +321,7 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
         mover = position.to_move
         game.busy = True
         try:
-            decision = await workers.run(player.search, position)
+            decision = await work.ai.run(client_of(request), player.search, position)
         finally:
             game.busy = False
         return game.play_ai(decision.cell, mover, name, decision.work, decision.seconds)
@@ -199,7 +337,7 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
         await body(request, (), "hint")
         position = game.game.copy()
         player, name = hint_player(position.players, game.seed)
-        decision = await workers.run(player.search, position)
+        decision = await work.ai.run(client_of(request), player.search, position)
         return {
             "position": position.to_text(),
             "cell": decision.cell,
@@ -215,7 +353,7 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
         n = check.whole(
             b.get("simulations", DEFAULT_ANALYSIS), "simulations", 1, MAX_SIMULATIONS, ConfigError
         )
-        return await workers.run(analyse, game.game.copy(), n, game.seed)
+        return await work.ai.run(client_of(request), analyse, game.game.copy(), n, game.seed)
 
     async def record(request: Request) -> Any:
         game = live(request)
@@ -225,7 +363,12 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
 
     async def history(request: Request) -> Any:
         game = live(request)
-        return {"positions": game.history(), "moves": game.state()["moves"]}
+        query = body_fields(dict(request.query_params), ("start",), "history")
+        start: object = query.get("start", 0)
+        if isinstance(start, str) and start.isdigit():
+            start = int(start)
+        # A copy taken here, a page built in a thread: a long game's is a lot of text.
+        return await work.replay.run(client_of(request), game.snapshot().history, start)
 
     routes = [
         Route("/", page),
@@ -244,22 +387,29 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
     ]
     middleware = []
     if allowed_hosts is not None:
-        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
+        middleware.append(Middleware(_TrustedHosts, allowed_hosts=allowed_hosts))
     app = Starlette(
         routes=routes, middleware=middleware, exception_handlers={HTTPException: _http_error}
     )
     app.state.games = games
+    app.state.work = work
     return app
 
 
 def listen(host: str, port: int) -> socket.socket:
-    """A listening socket on ``host:port`` (port 0: a free one); ``OSError`` if taken."""
+    """A listening socket on ``host:port`` (port 0: a free one); ``ConfigError`` for a host
+    that is no name or address, ``OSError`` if the port is taken."""
     if not isinstance(host, str) or not host or len(host) > 255:
         check.fail(ConfigError, "host", host, "expected a host name or address")
     port = check.whole(port, "port", 0, 65535)
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )[0]
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as e:
+        check.fail(ConfigError, "host", host, f"cannot listen there ({e.strerror})")
+    except ValueError:  # an empty or too long label (idna's UnicodeError), a NUL
+        check.fail(ConfigError, "host", host, "expected a host name or address")
     sock = socket.socket(family, kind, proto)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -272,7 +422,8 @@ def listen(host: str, port: int) -> socket.socket:
 
 
 def _server(host: str, port: int, app: Starlette | None) -> tuple[Any, socket.socket, str]:
-    """A uvicorn server for the app, its listening socket and its address."""
+    """A uvicorn server for the app, its listening socket and its address. Shutting down, the
+    server first closes the app's worker pools, which answers every waiting request."""
     try:
         import uvicorn
     except ModuleNotFoundError:
@@ -281,9 +432,30 @@ def _server(host: str, port: int, app: Starlette | None) -> tuple[Any, socket.so
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{sock.getsockname()[1]}/"
     if app is None:
-        app = create_app(allowed_hosts=list(LOOPBACK) if host in LOOPBACK else None)
-    config = uvicorn.Config(app, log_level="warning", access_log=False)
-    return uvicorn.Server(config), sock, url
+        app = create_app(allowed_hosts=allowed_hosts_for(host, sock.getsockname()[0]))
+    work: _Work | None = getattr(app.state, "work", None)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            super().handle_exit(sig, frame)
+            # A second Ctrl-C would skip the app's shutdown and leave its tasks to be
+            # cancelled with tracebacks; the first one stops the server within a second.
+            self.force_exit = False
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            if work is not None:
+                work.open()
+            await super().startup(sockets)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            if work is not None:
+                work.close()
+            await super().shutdown(sockets)
+
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, timeout_graceful_shutdown=SHUTDOWN_SECONDS
+    )
+    return Server(config), sock, url
 
 
 def serve(
@@ -293,8 +465,9 @@ def serve(
     announce: Callable[[str], object] = print,
 ) -> None:
     """Serves the web app until Ctrl-C (``colorwars serve``). Listens on 127.0.0.1 unless told
-    otherwise (then any Host header is accepted, so other machines can reach it by address);
-    ``announce`` gets the page's address once the server is up."""
+    otherwise (on an address that is not loopback any Host header is accepted, so other
+    machines can reach it by address); ``announce`` gets the page's address once the server
+    is up. Ctrl-C answers every request waiting for AI work (503) and stops at once."""
     check.flag(open_browser, "open_browser")
     server, sock, url = _server(host, port, None)
 
@@ -310,7 +483,7 @@ def serve(
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:
-        pass  # Ctrl-C is how the server stops; uvicorn has shut it down cleanly by now
+        pass  # Ctrl-C is how the server stops; it has answered every request by now
     finally:
         sock.close()
 

@@ -15,9 +15,10 @@ True
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,12 +41,22 @@ from colorwars.rules import PRESETS
 
 __all__ = [
     "AI_SECONDS",
+    "AI_WAIT_SECONDS",
+    "AI_WORKERS",
     "ANALYSIS_SECONDS",
     "HINT_SECONDS",
+    "HISTORY_PAGE",
     "HUMAN",
+    "MAX_AI_REQUESTS",
+    "MAX_AI_REQUESTS_PER_CLIENT",
     "MAX_DEPTH",
+    "MAX_GAMES_PER_CLIENT",
     "MAX_LIVE_GAMES",
+    "MAX_REPLAYS",
+    "MAX_REPLAYS_PER_CLIENT",
     "MAX_SIMULATIONS",
+    "REPLAY_WAIT_SECONDS",
+    "REPLAY_WORKERS",
     "GameStore",
     "LiveGame",
     "RequestError",
@@ -60,14 +71,32 @@ __all__ = [
 ]
 
 HUMAN = "human"
-# The web's limits on what one request may ask of the machine (a local server shares its
-# cores with the browser): the live games kept, and every AI search's budget and time.
-MAX_LIVE_GAMES = 100
+# The web's limits, all of them (a local server shares its cores with the browser). A client is
+# the peer address of a request (see ``app.py``). The live games kept, per client and in all
+# (a 32x32 game of 6,000 plies holds about 9 MB):
+MAX_GAMES_PER_CLIENT = 100
+MAX_LIVE_GAMES = 500
+# Every AI search's budget and time:
 MAX_SIMULATIONS = 200_000
 MAX_DEPTH = 10
 AI_SECONDS = 5.0  # an AI seat's move stops by then, whatever its budget
 HINT_SECONDS = 1.0
 ANALYSIS_SECONDS = 10.0
+# AI requests (AI moves, hints, analyses) run in AI_WORKERS threads; beyond them they wait, at
+# most AI_WAIT_SECONDS, and at most MAX_AI_REQUESTS_PER_CLIENT of one client and
+# MAX_AI_REQUESTS in all are running or waiting: any more is refused at once (503).
+AI_WORKERS = os.cpu_count() or 1
+MAX_AI_REQUESTS_PER_CLIENT = 8
+MAX_AI_REQUESTS = 32
+AI_WAIT_SECONDS = 5.0
+# Replays (a new game from a record) and histories run in threads of their own, never behind
+# AI work, with the same kinds of bounds; a history comes in pages of HISTORY_PAGE positions
+# (under 2 MB on a 32x32 board).
+REPLAY_WORKERS = os.cpu_count() or 1
+MAX_REPLAYS_PER_CLIENT = 8
+MAX_REPLAYS = 32
+REPLAY_WAIT_SECONDS = 10.0
+HISTORY_PAGE = 1000
 # Boards the exact solver answers quickly, by opening (measured from the empty board: 4x4
 # colorwars 0.9 s, 3x3 classic 0.01 s, 3x4 classic 6 s, 3x4 none+empty 21 s).
 SOLVE_MAX_CELLS = {"drop3": 16, "none": 9}
@@ -222,6 +251,7 @@ class LiveGame:
     first: int | None = 0
     movers: list[int] = field(default_factory=list)
     busy: bool = False  # an AI search is running for it: other changes wait
+    client: str = "local"  # who started it (the store bounds the games of each client)
 
     def guard(self) -> None:
         """Refuses a change while an AI search for this game is running."""
@@ -336,15 +366,38 @@ class LiveGame:
             )
         return GameRecord.of(self.game, self.first).to_text()
 
-    def history(self) -> list[str]:
-        """The position before the first move and after every move, for replaying."""
+    def snapshot(self) -> LiveGame:
+        """A copy to read in a worker thread while this game goes on (its game and movers)."""
+        return LiveGame(
+            self.id, self.game.copy(), self.seats, self.seed, self.start, self.first,
+            list(self.movers), client=self.client,
+        )  # fmt: skip
+
+    def history(self, start: object = 0) -> dict[str, Any]:
+        """A page of the game's history, for replaying: at most ``HISTORY_PAGE`` positions
+        from ply ``start`` on (``positions[k]`` is the position before move ``start + k``;
+        the last page ends with the position now), the moves played from them, and ``next``,
+        the ply the next page starts at (None after the last). Run it on a ``snapshot``."""
+        ply = len(self.movers)
+        first = check.whole(start, "start", 0, ply)
+        end = min(ply, first + HISTORY_PAGE - 1)  # the ply of the page's last position
         g = self.game.copy()
+        for _ in range(ply - end):
+            g.pop()
         positions = [g.to_text()]
-        for _ in self.movers:
+        for _ in range(end - first):
             g.pop()
             positions.append(g.to_text())
         positions.reverse()
-        return positions
+        played = slice(first, min(end + 1, ply))
+        pairs = zip(self.game.moves()[played], self.movers[played], strict=True)
+        moves = [_move(g, c, p) for c, p in pairs]
+        return {
+            "start": first,
+            "positions": positions,
+            "moves": moves,
+            "next": end + 1 if end < ply else None,
+        }
 
 
 def _first(value: object, players: int) -> object:
@@ -367,16 +420,23 @@ NEW_GAME_FIELDS = ("width", "height", "players", "rules", "first", "seats", "see
 
 
 class GameStore:
-    """The live games, at most ``limit``: a new game beyond it forgets the game left alone
-    longest (never one whose AI is thinking). Ids are random, so one game's id says nothing
-    about another's."""
+    """The live games: at most ``per_client`` of one client and ``limit`` in all. A client's
+    new game beyond its own bound forgets that client's game left alone longest; a new game
+    beyond the total bound forgets the game left alone longest of the client holding the
+    most, so that no client can make the server forget the games of another that holds
+    fewer. A game whose AI is thinking is never forgotten (503 when every candidate is busy).
+    Ids are random, so one game's id says nothing about another's."""
 
-    def __init__(self, limit: int = MAX_LIVE_GAMES) -> None:
+    def __init__(self, limit: int = MAX_LIVE_GAMES, per_client: int = MAX_GAMES_PER_CLIENT) -> None:
         self.limit = check.whole(limit, "live game limit", 1, 1_000_000)
-        self._games: OrderedDict[str, LiveGame] = OrderedDict()
+        self.per_client = check.whole(per_client, "games per client", 1, 1_000_000)
+        self._games: OrderedDict[str, LiveGame] = OrderedDict()  # the least recently used first
 
     def __len__(self) -> int:
         return len(self._games)
+
+    def __contains__(self, game_id: object) -> bool:
+        return game_id in self._games
 
     def get(self, game_id: str) -> LiveGame:
         live = self._games.get(game_id)
@@ -385,7 +445,8 @@ class GameStore:
                 404,
                 "UnknownGame",
                 f"unknown game {game_id[:40]!r}: it never existed, was deleted, or was "
-                f"forgotten (the server keeps the {self.limit} games used most recently)",
+                f"forgotten (the server keeps the {self.per_client} games each client used "
+                f"most recently, {self.limit} in all)",
             )
         self._games.move_to_end(game_id)
         return live
@@ -394,24 +455,35 @@ class GameStore:
         self.get(game_id).guard()
         del self._games[game_id]
 
-    def create(self, body: object) -> LiveGame:
+    def create(self, body: object, client: str = "local") -> LiveGame:
         """A new game from a request body (every field optional): ``width``, ``height``,
         ``players``, ``rules``, ``first``, ``seats``, ``seed``; or ``position`` (notation)
         or ``record`` (a game record's text) with ``seats``. Nothing is kept on an error."""
         live = build(body)
-        self.add(live)
+        self.add(live, client)
         return live
 
-    def add(self, live: LiveGame) -> None:
-        while len(self._games) >= self.limit:
-            idle = next((k for k, g in self._games.items() if not g.busy), None)
-            if idle is None:
+    def add(self, live: LiveGame, client: str = "local") -> None:
+        """Keeps a new game of ``client``, forgetting another within the bounds."""
+        live.client = client
+        held = Counter(g.client for g in self._games.values())
+        while held[client] >= self.per_client or len(self._games) >= self.limit:
+            idle = [(k, g.client) for k, g in self._games.items() if not g.busy]
+            if held[client] >= self.per_client:
+                idle = [(k, c) for k, c in idle if c == client]
+                whose = f"this client holds {self.per_client} games"
+            else:
+                most = max((held[c] for _, c in idle), default=0)
+                idle = [(k, c) for k, c in idle if held[c] == most]
+                whose = f"the server holds {self.limit} games"
+            if not idle:
                 raise RequestError(
                     503,
                     "TooManyGames",
-                    f"the server holds {self.limit} games and every one is busy; try again soon",
+                    f"{whose} and every one it could forget is busy; try again soon",
                 )
-            del self._games[idle]
+            del self._games[idle[0][0]]
+            held[idle[0][1]] -= 1
         self._games[live.id] = live
 
 
@@ -501,6 +573,11 @@ def options() -> dict[str, Any]:
         "default_seats": list(DEFAULT_SEATS),
         "limits": {
             "live_games": MAX_LIVE_GAMES,
+            "games_per_client": MAX_GAMES_PER_CLIENT,
+            "ai_requests": MAX_AI_REQUESTS,
+            "ai_requests_per_client": MAX_AI_REQUESTS_PER_CLIENT,
+            "ai_wait_seconds": AI_WAIT_SECONDS,
+            "history_page": HISTORY_PAGE,
             "simulations": MAX_SIMULATIONS,
             "depth": MAX_DEPTH,
             "ai_seconds": AI_SECONDS,

@@ -560,11 +560,23 @@
     $("replay-play").textContent = ui.replayTimer ? "Stop" : "Play";
   }
 
+  // The history comes in pages (a long game's is megabytes): fetch them all, in order.
+  async function fetchHistory(id) {
+    const positions = [], moves = [];
+    for (let start = 0; start !== null;) {
+      const page = await api("GET", `/api/games/${id}/history?start=${start}`);
+      positions.push(...page.positions);
+      moves.push(...page.moves);
+      start = page.next;
+    }
+    return { positions, moves };
+  }
+
   async function enterReplay(index) {
     const g = ui.game;
     if (!g || ui.busy) return;
     if (!ui.replay || ui.replay.id !== g.id || ui.replay.ply !== g.ply) {
-      const history = await busy(() => api("GET", `/api/games/${g.id}/history`));
+      const history = await busy(() => fetchHistory(g.id));
       if (!history) return;
       ui.replay = { id: g.id, ply: g.ply, positions: history.positions, moves: history.moves, index: 0 };
     }
