@@ -24,6 +24,20 @@ pub struct MatchSpec {
     pub record: bool,
 }
 
+/// Plays several matches on one board side by side on the current rayon pool (instead of
+/// one after another), each `(spec, games)` exactly as `play_match(spec, 0, games)` would.
+pub fn play_matches<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    matches: &[(MatchSpec, usize)],
+    control: &Control,
+) -> Vec<Result<SimOutput>> {
+    matches
+        .par_iter()
+        .map(|(spec, games)| play_match(geo, cfg, spec, 0, *games, control))
+        .collect()
+}
+
 /// Plays games `start .. start + games` natively (in parallel on the current rayon pool),
 /// seat `s` played by `seats[s]`. Game `i` uses generators seeded from (seed, i) only, so a
 /// run split into shards gives the same games. `control` counts finished games; cancelling it

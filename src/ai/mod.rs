@@ -4,7 +4,7 @@
 mod matches;
 mod mcts;
 
-pub use matches::{play_match, MatchSpec};
+pub use matches::{play_match, play_matches, MatchSpec};
 pub use mcts::{mcts, mcts_analysis, MctsParams, MoveStats, Trees};
 
 use std::time::{Duration, Instant};
@@ -96,6 +96,20 @@ impl Player {
         }
         Ok(())
     }
+}
+
+/// `choose_move` for a single decision (not a seat of a match): the generator seeded from
+/// `seed` and the position, so the same seed and position always give the same move.
+pub fn choose_seeded<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    player: &Player,
+    seed: u64,
+    control: &Control,
+) -> Result<(usize, u64)> {
+    let mut rng = crate::rng::game_rng(seed, crate::search::zobrist(pos, cfg.players));
+    choose_move(geo, cfg, pos, player, &mut rng, seed, control, None)
 }
 
 /// Chooses a move for the player to move (the position must have one): the cell and the

@@ -18,12 +18,7 @@ pub(super) fn ai_choose(
     if let Some(w) = position.winner() {
         return Err(Error::GameOver { winner: w as u8 }.into());
     }
-    let choose = |control: &Control| {
-        with_game!(&position, g => {
-            let mut rng = game_rng(seed, zobrist(g.pos(), cfg.players));
-            choose_move(g.geo(), &cfg, g.pos(), &player, &mut rng, seed, control, None)
-        })
-    };
+    let choose = |control: &Control| with_game!(&position, g => choose_seeded(g.geo(), &cfg, g.pos(), &player, seed, control));
     let choice = if matches!(player, Player::Random | Player::Greedy) {
         // One pass over the legal moves: too quick to need a watcher thread for Ctrl-C.
         py.detach(|| choose(&Control::new()))
@@ -158,14 +153,9 @@ pub(super) fn play_matches<'py>(
     }
     let pool = pool(threads)?;
     let (outs, elapsed) = watched(py, progress.as_ref(), interval, |control| {
-        pool.install(|| {
-            specs
-                .par_iter()
-                .map(|(spec, games)| {
-                    with_game!(&game, g => crate::ai::play_match(g.geo(), &cfg, spec, 0, *games, control))
-                })
-                .collect::<Vec<_>>()
-        })
+        pool.install(
+            || with_game!(&game, g => crate::ai::play_matches(g.geo(), &cfg, &specs, control)),
+        )
     })?;
     outs.into_iter()
         .map(|out| output_arrays(py, out?, elapsed, false))

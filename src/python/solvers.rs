@@ -46,19 +46,7 @@ pub(super) fn solve_position(
     let max_depth = max_depth.clamp(1, 10_000);
     let (found, seconds) = watched(py, None, 0.05, |control| {
         with_game!(&position, g => {
-            let mut solver = Solver::new(g.geo(), &cfg, control)?;
-            let Some(best) = solver.solve(g.pos(), max_depth) else {
-                return Ok(None);
-            };
-            let each = if moves && g.pos().winner().is_none() {
-                match solver.solve_moves(g.pos(), max_depth) {
-                    Some(each) => each,
-                    None => return Ok(None),
-                }
-            } else {
-                Vec::new()
-            };
-            Ok::<_, Error>(Some((best, each, solver.positions())))
+            crate::search::solve_position(g.geo(), &cfg, g.pos(), max_depth, moves, control)
         })
     })?;
     Ok(found?.map(|(s, each, positions)| (s.winner, s.plies, s.line, positions, seconds, each)))
@@ -85,9 +73,6 @@ pub(super) fn lock_table(
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Bytes of one saved proof: key (u64), work (u32), 1 if the player to move wins (u32).
-pub(super) const PROOF_BYTES: usize = 16;
-
 #[pymethods]
 impl PyProofTable {
     #[new]
@@ -111,50 +96,21 @@ impl PyProofTable {
     }
 
     /// The sound proofs held whose search took at least `min_work` positions, packed
-    /// (16 bytes each, little-endian key u64, work u32, mover-wins u32).
+    /// (`Proven::pack`).
     #[pyo3(signature = (min_work=1))]
-    fn proofs<'py>(&self, py: Python<'py>, min_work: u32) -> Bound<'py, pyo3::types::PyBytes> {
-        let proofs = py.detach(|| self.table().proofs(min_work));
-        let mut out = Vec::with_capacity(proofs.len() * PROOF_BYTES);
-        for p in proofs {
-            out.extend_from_slice(&p.key.to_le_bytes());
-            out.extend_from_slice(&p.work.to_le_bytes());
-            out.extend_from_slice(&u32::from(p.mover_wins).to_le_bytes());
-        }
-        pyo3::types::PyBytes::new(py, &out)
+    fn proofs<'py>(
+        &self,
+        py: Python<'py>,
+        min_work: u32,
+    ) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let packed = py.detach(|| Proven::pack(&self.table().proofs(min_work)))?;
+        Ok(pyo3::types::PyBytes::new(py, &packed))
     }
 
-    /// Stores packed proofs (what `proofs` returns). Records that `proofs` cannot have
-    /// written (a flag other than 0 or 1, no work) are refused, and then nothing is stored.
+    /// Stores packed proofs (what `proofs` returns); a record `proofs` cannot have written
+    /// is refused, and then nothing is stored.
     fn add_proofs(&self, py: Python<'_>, data: &[u8]) -> PyResult<usize> {
-        if data.len() % PROOF_BYTES != 0 {
-            return Err(Error::InvalidPosition(format!(
-                "saved proofs must be {PROOF_BYTES} bytes each; got {} bytes",
-                data.len()
-            ))
-            .into());
-        }
-        let mut proofs: Vec<Proven> = Vec::new();
-        proofs
-            .try_reserve_exact(data.len() / PROOF_BYTES)
-            .map_err(|_| Error::OutOfMemory("the saved proofs".into()))?;
-        for (i, b) in data.chunks_exact(PROOF_BYTES).enumerate() {
-            let word = |at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
-            let (work, flag) = (word(8), word(12));
-            if work == 0 || flag > 1 {
-                return Err(Error::InvalidPosition(format!(
-                    "saved proof {i} is not one this program writes (work {work}, flag {flag})"
-                ))
-                .into());
-            }
-            let mut key = [0u8; 8];
-            key.copy_from_slice(&b[..8]);
-            proofs.push(Proven {
-                key: u64::from_le_bytes(key),
-                work,
-                mover_wins: flag == 1,
-            });
-        }
+        let proofs = Proven::unpack(data)?;
         py.detach(|| self.table().add_proofs(&proofs));
         Ok(proofs.len())
     }
@@ -175,9 +131,6 @@ pub(super) fn two_player_position(game: &Bound<'_, NativeGame>) -> PyResult<(Any
 /// positions of the checked proof (None if unchecked, stopped, or refuted), and whether the
 /// search stopped (its time ran out or it was cancelled) before it finished.
 pub(super) type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>, bool);
-
-/// The stack of the proof search's own thread: it recurses once per ply.
-pub(super) const PROVER_STACK: usize = 1 << 28;
 
 /// Proves who wins a two-player game from its position by proof-number search (GIL released,
 /// Ctrl-C stops it), sharing `table`; `seconds` bounds the time (None: no bound), the check
@@ -202,35 +155,12 @@ pub(super) fn prove(
         .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
     let (found, secs) = watched(py, progress.as_ref(), interval, |control| {
         let mut t = lock_table(inner);
-        let t = &mut *t;
-        std::thread::scope(|scope| {
-            let run = std::thread::Builder::new()
-                .stack_size(PROVER_STACK)
-                .spawn_scoped(scope, || {
-                    with_game!(&position, g => {
-                        let sym = Symmetries::new(cfg.width, cfg.height);
-                        let mut p = Prover::new(g.geo(), &cfg, &sym, t, control, deadline);
-                        let proof = p.prove(g.pos());
-                        let checked = match proof.winner {
-                            Some(w) if verify => p.verify(g.pos(), w),
-                            _ => None,
-                        };
-                        (proof.winner, proof.line, p.positions, checked, p.stopped)
-                    })
-                });
-            match run {
-                Ok(handle) => Ok(handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
-                Err(e) => Err(Error::OutOfMemory(format!(
-                    "a thread with the proof search's {} MiB stack ({e})",
-                    PROVER_STACK >> 20
-                ))),
-            }
+        with_game!(&position, g => {
+            prove_position(g.geo(), &cfg, g.pos(), &mut t, control, deadline, verify)
         })
     })?;
-    let (winner, line, positions, checked, stopped) = found?;
-    Ok((winner, line, positions, secs, checked, stopped))
+    let o = found?;
+    Ok((o.winner, o.line, o.positions, secs, o.checked, o.stopped))
 }
 
 /// A move after which the player to move is proven to win, from the proofs in `table` (and a
@@ -263,18 +193,6 @@ pub(super) fn symmetric_moves(game: &Bound<'_, NativeGame>) -> Vec<Vec<usize>> {
     let position = game.borrow().position();
     let cfg = *position.cfg();
     with_game!(&position, g => {
-        let sym = Symmetries::new(cfg.width, cfg.height);
-        let legal = crate::cascade::legal_mask(g.geo(), cfg.rules, g.pos());
-        let mut groups: Vec<(u64, Vec<usize>)> = Vec::new();
-        legal.for_each(|m| {
-            let mut child = *g.pos();
-            crate::cascade::play_unchecked(g.geo(), cfg.rules, cfg.players, &mut child, m, &mut ());
-            let key = sym.key(&child);
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, cells)) => cells.push(m),
-                None => groups.push((key, vec![m])),
-            }
-        });
-        groups.into_iter().map(|(_, cells)| cells).collect()
+        Symmetries::new(cfg.width, cfg.height).move_groups(g.geo(), cfg.rules, cfg.players, g.pos())
     })
 }

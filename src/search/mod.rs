@@ -8,13 +8,17 @@
 
 mod alphabeta;
 mod pns;
+mod proof_table;
 mod solver;
+mod symmetry;
 mod table;
 mod zobrist;
 
 pub use alphabeta::{alphabeta_move, evaluate, Searcher};
-pub use pns::{Proof, ProofTable, Proven, Prover, Symmetries};
-pub use solver::{solve, MoveResult, Solution, Solver};
+pub use pns::{prove_position, Proof, ProveOutcome, Prover, PROVER_STACK};
+pub use proof_table::{ProofTable, Proven, PROOF_BYTES};
+pub use solver::{solve, solve_position, MoveResult, Solution, Solver};
+pub use symmetry::Symmetries;
 pub use zobrist::zobrist;
 
 pub const WIN: i32 = 1_000_000;

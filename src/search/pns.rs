@@ -25,6 +25,8 @@ use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::rng::mix;
 use crate::rules::{Burst, Config};
+use crate::search::proof_table::{proven, ProofTable, Slot};
+use crate::search::symmetry::Symmetries;
 
 /// Proof or disproof number of a proven node: it cannot be proven the other way.
 pub const INF: u32 = u32::MAX;
@@ -33,280 +35,6 @@ const FINITE: u32 = u32::MAX - 1;
 /// A path longer than this counts as "the prover does not win" (games under `subtract` are
 /// far shorter: they last at most the board's capacity plus one plies).
 const MAX_PLY: usize = 20_000;
-
-/// The cell permutations of a board's symmetries (8 on a square board, 4 on a rectangle) and
-/// Zobrist keys indexed so that one pass over the occupied cells hashes every symmetric image.
-pub struct Symmetries {
-    count: usize,
-    /// `images[c][t]`: where symmetry `t` sends cell `c`.
-    images: Vec<[u16; 8]>,
-    /// `keys[(c * 2 + owner) * 8 + count][t]`: the key of (owner, count) on the image of `c`.
-    keys: Vec<[u64; 8]>,
-}
-
-impl Symmetries {
-    pub fn new(width: usize, height: usize) -> Self {
-        let (w, h) = (width, height);
-        // The identity, the two reflections and the half turn; on a square board also the
-        // transposition, the two quarter turns and the anti-transposition.
-        let count = if w == h { 8 } else { 4 };
-        let map = |t: usize, x: usize, y: usize| match t {
-            0 => (x, y),
-            1 => (w - 1 - x, y),
-            2 => (x, h - 1 - y),
-            3 => (w - 1 - x, h - 1 - y),
-            4 => (y, x),
-            5 => (w - 1 - y, x),
-            6 => (y, h - 1 - x),
-            _ => (w - 1 - y, h - 1 - x),
-        };
-        let cells = w * h;
-        let images: Vec<[u16; 8]> = (0..cells)
-            .map(|c| {
-                let mut img = [0u16; 8];
-                for (t, cell) in img.iter_mut().enumerate().take(count) {
-                    let (x, y) = map(t, c % w, c / w);
-                    *cell = (y * w + x) as u16;
-                }
-                img
-            })
-            .collect();
-        let key =
-            |cell: usize, feature: usize| mix(0x5e_0000_0000 | (cell as u64) << 8 | feature as u64);
-        let keys = (0..cells * 16)
-            .map(|i| {
-                let (c, feature) = (i / 16, i % 16);
-                let mut row = [0u64; 8];
-                for (t, k) in row.iter_mut().enumerate().take(count) {
-                    *k = key(usize::from(images[c][t]), feature);
-                }
-                row
-            })
-            .collect();
-        Symmetries {
-            count,
-            images,
-            keys,
-        }
-    }
-
-    /// How many symmetries the board has (the identity included).
-    pub fn count(&self) -> usize {
-        self.count
-    }
-
-    /// Where symmetry `t` sends `cell`.
-    pub fn image(&self, cell: usize, t: usize) -> usize {
-        usize::from(self.images[cell][t])
-    }
-
-    /// One key for a position and all its symmetric images (the least of their hashes): the
-    /// cells' owners and counts, the player to move, who has moved and who is out.
-    pub fn key<B: Bits>(&self, pos: &Position<B>) -> u64 {
-        let mut h = [0u64; 8];
-        for p in 0..2 {
-            pos.own[p].for_each(|c| {
-                let row = &self.keys[(c * 2 + p) * 8 + usize::from(pos.count(c))];
-                for t in 0..8 {
-                    h[t] ^= row[t];
-                }
-            });
-        }
-        let least = h[..self.count].iter().copied().min().unwrap_or(0);
-        least
-            ^ mix(0x51de_0000 | u64::from(pos.to_move))
-            ^ mix(0xf1a9_0000_0000 | u64::from(pos.moved) << 8 | u64::from(pos.out))
-    }
-}
-
-/// One stored node: its key, proof and disproof numbers, the positions its last search took
-/// (what replacement keeps), and whether a proof is sound on any path (see the module notes).
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C)]
-struct Slot {
-    key: u64,
-    pn: u32,
-    dn: u32,
-    work: u32,
-    sound: u32,
-}
-
-const WAYS: usize = 4;
-
-/// A proven node, as saved in a checkpoint: its key, the work its proof took and whether the
-/// player to move wins there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Proven {
-    pub key: u64,
-    pub work: u32,
-    pub mover_wins: bool,
-}
-
-/// The proof table: a fixed number of 4-way buckets in the memory given, allocated up front.
-/// When a bucket is full the new node replaces the unproven node with the least work, and a
-/// proof only when every node of the bucket is proven; proofs are kept over estimates.
-pub struct ProofTable {
-    buckets: Vec<[Slot; WAYS]>,
-    filled: u64,
-    /// Per prover: a search with that prover has counted a repetition (or the depth limit)
-    /// as "the prover does not win". Until then its disproofs are sound too.
-    tainted: [bool; 2],
-}
-
-impl ProofTable {
-    /// Bytes one entry takes.
-    pub const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
-
-    /// A table in about `bytes` of memory (at least one bucket), or `Error::OutOfMemory`.
-    pub fn new(bytes: u64) -> Result<Self> {
-        let n = (bytes / (Self::ENTRY_BYTES * WAYS) as u64).max(1);
-        let oom = || Error::OutOfMemory(format!("a proof table of {bytes} bytes"));
-        let n = usize::try_from(n).map_err(|_| oom())?;
-        let layout = std::alloc::Layout::array::<[Slot; WAYS]>(n).map_err(|_| oom())?;
-        // SAFETY: the layout has a non-zero size (n >= 1, Slot is not zero-sized); the pointer
-        // is checked for null; an all-zero Slot is valid (plain integers; work 0 marks an empty
-        // slot); the Vec owns exactly n initialised buckets from the global allocator with
-        // this layout.
-        let buckets = unsafe {
-            let ptr = std::alloc::alloc_zeroed(layout).cast::<[Slot; WAYS]>();
-            if ptr.is_null() {
-                return Err(oom());
-            }
-            Vec::from_raw_parts(ptr, n, n)
-        };
-        // Large tables get huge pages (a small search would touch, and so fill, too many).
-        if bytes >= 2 << 30 {
-            huge_pages(&buckets);
-        }
-        Ok(ProofTable {
-            buckets,
-            filled: 0,
-            tainted: [false; 2],
-        })
-    }
-
-    /// How many nodes the table can hold.
-    pub fn capacity(&self) -> u64 {
-        (self.buckets.len() * WAYS) as u64
-    }
-
-    /// How many nodes it holds.
-    pub fn filled(&self) -> u64 {
-        self.filled
-    }
-
-    fn bucket(&self, key: u64) -> usize {
-        ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize
-    }
-
-    /// Asks the processor to bring `key`'s bucket into the cache (a hint; nothing on other
-    /// architectures).
-    fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.buckets.as_ptr().wrapping_add(self.bucket(key));
-            // SAFETY: prefetching is a hint that never faults, whatever the address; this one
-            // is inside the table anyway.
-            unsafe {
-                core::arch::x86_64::_mm_prefetch(p.cast::<i8>(), core::arch::x86_64::_MM_HINT_T0);
-                core::arch::x86_64::_mm_prefetch(
-                    p.cast::<i8>().wrapping_add(64),
-                    core::arch::x86_64::_MM_HINT_T0,
-                );
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
-    }
-
-    fn get(&self, key: u64) -> Option<Slot> {
-        self.buckets[self.bucket(key)]
-            .iter()
-            .find(|s| s.key == key && s.work > 0)
-            .copied()
-    }
-
-    fn put(&mut self, slot: Slot) {
-        let b = self.bucket(slot.key);
-        let bucket = &mut self.buckets[b];
-        if let Some(s) = bucket.iter_mut().find(|s| s.key == slot.key && s.work > 0) {
-            // A proof stays a proof (a later search of the node can only confirm it); work adds
-            // up over the node's searches.
-            if !proven(s) || proven(&slot) {
-                let work = s.work.saturating_add(slot.work);
-                *s = Slot { work, ..slot };
-            }
-            return;
-        }
-        let victim = bucket
-            .iter_mut()
-            .min_by_key(|s| (s.work > 0, proven(s), s.work))
-            .expect("a bucket has slots");
-        if victim.work == 0 {
-            self.filled += 1;
-        } else if proven(victim) && !proven(&slot) {
-            return; // never drop a proof for an estimate
-        }
-        *victim = slot;
-    }
-
-    /// The sound proofs held, the ones with at least `min_work` positions of work first.
-    pub fn proofs(&self, min_work: u32) -> Vec<Proven> {
-        self.buckets
-            .iter()
-            .flatten()
-            .filter(|s| s.work >= min_work.max(1) && proven(s) && s.sound != 0)
-            .map(|s| Proven {
-                key: s.key,
-                work: s.work,
-                mover_wins: s.pn == 0,
-            })
-            .collect()
-    }
-
-    /// Stores proofs (from a checkpoint or another process); they count as sound.
-    pub fn add_proofs(&mut self, proofs: &[Proven]) {
-        for p in proofs {
-            let (pn, dn) = if p.mover_wins { (0, INF) } else { (INF, 0) };
-            self.put(Slot {
-                key: p.key,
-                pn,
-                dn,
-                work: p.work.max(1),
-                sound: 1,
-            });
-        }
-    }
-}
-
-/// Asks Linux to back the table with transparent huge pages (a hint: nothing happens if the
-/// system refuses or has them off).
-fn huge_pages<T>(v: &[T]) {
-    #[cfg(target_os = "linux")]
-    {
-        const PAGE: usize = 4096;
-        let start = v.as_ptr() as usize;
-        let end = start + std::mem::size_of_val(v);
-        let first = start.div_ceil(PAGE) * PAGE;
-        if end > first + PAGE {
-            // SAFETY: madvise only advises the kernel about pages of this process's own
-            // allocation (whole pages inside `v`); it does not change their contents.
-            unsafe {
-                libc::madvise(
-                    first as *mut libc::c_void,
-                    (end - first) / PAGE * PAGE,
-                    libc::MADV_HUGEPAGE,
-                );
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = v;
-}
-
-fn proven(s: &Slot) -> bool {
-    s.work > 0 && (s.pn == 0 || s.dn == 0)
-}
 
 /// A child of an expanded node: its position, key, move and current numbers.
 struct Child<B> {
@@ -766,6 +494,64 @@ impl<'a, B: Bits> Prover<'a, B> {
         }
         pick.map(|(_, m, child)| (m, child))
     }
+}
+
+/// What `prove_position` found: the proven winner (None if not proven), a line, the positions
+/// expanded, with `verify` the positions of the checked proof (None if unchecked, refuted or
+/// stopped), and whether the search stopped (time or cancellation) before it finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProveOutcome {
+    pub winner: Option<usize>,
+    pub line: Vec<usize>,
+    pub positions: u64,
+    pub checked: Option<u64>,
+    pub stopped: bool,
+}
+
+/// The stack of the proof search's own thread: the search recurses once per ply.
+pub const PROVER_STACK: usize = 1 << 28;
+
+/// Proves who wins `pos` (two players) with `table`, on a thread of its own with a deep stack
+/// (`PROVER_STACK`); with `verify`, walks the proof before it counts. `deadline` bounds both.
+/// A thread that cannot be had is `Error::OutOfMemory`.
+pub fn prove_position<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    table: &mut ProofTable,
+    control: &Control,
+    deadline: Option<Instant>,
+    verify: bool,
+) -> Result<ProveOutcome> {
+    std::thread::scope(|scope| {
+        let run = std::thread::Builder::new()
+            .stack_size(PROVER_STACK)
+            .spawn_scoped(scope, || {
+                let sym = Symmetries::new(cfg.width, cfg.height);
+                let mut p = Prover::new(geo, cfg, &sym, table, control, deadline);
+                let proof = p.prove(pos);
+                let checked = match proof.winner {
+                    Some(w) if verify => p.verify(pos, w),
+                    _ => None,
+                };
+                ProveOutcome {
+                    winner: proof.winner,
+                    line: proof.line,
+                    positions: p.positions,
+                    checked,
+                    stopped: p.stopped,
+                }
+            })
+            .map_err(|e| {
+                Error::OutOfMemory(format!(
+                    "a thread with the proof search's {} MiB stack ({e})",
+                    PROVER_STACK >> 20
+                ))
+            })?;
+        Ok(run
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+    })
 }
 
 #[cfg(test)]

@@ -50,6 +50,35 @@ pub fn solve<B: Bits>(
 /// position, the move included).
 pub type MoveResult = (usize, usize, u32);
 
+/// What `solve_position` finds: the position's solution, with `moves` every legal move's exact
+/// result (empty otherwise, or once the game is over), and the positions searched.
+pub type PositionSolution = (Solution, Vec<MoveResult>, u64);
+
+/// Solves `pos` exactly and, with `moves`, every legal move after it, with one table shared by
+/// all of them. None if something is not proven within `max_depth` plies.
+pub fn solve_position<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    max_depth: i32,
+    moves: bool,
+    control: &Control,
+) -> Result<Option<PositionSolution>> {
+    let mut solver = Solver::new(geo, cfg, control)?;
+    let Some(best) = solver.solve(pos, max_depth) else {
+        return Ok(None);
+    };
+    let each = if moves && pos.winner().is_none() {
+        match solver.solve_moves(pos, max_depth) {
+            Some(each) => each,
+            None => return Ok(None),
+        }
+    } else {
+        Vec::new()
+    };
+    Ok(Some((best, each, solver.positions())))
+}
+
 /// A solver that keeps its transposition table between positions (the moves of one position
 /// share most of their subtrees).
 pub struct Solver<'a, B> {
