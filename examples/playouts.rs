@@ -4,7 +4,8 @@
 use std::time::Instant;
 
 use colorwars::control::Control;
-use colorwars::simulate::{parse_player, simulate, SimSpec};
+use colorwars::playout::Playout;
+use colorwars::simulate::{simulate, SimSpec};
 use colorwars::{Config, Rules};
 
 fn main() {
@@ -15,7 +16,7 @@ fn main() {
     let rules = Rules::parse(&arg(2, "classic")).expect("rules");
     let games: usize = arg(3, "100000").parse().expect("games");
     let threads: usize = arg(4, "1").parse().expect("threads");
-    let player = parse_player(&arg(5, "random")).expect("player");
+    let player = Playout::parse(&arg(5, "random")).expect("player");
     let spec = SimSpec {
         cfg: Config::new(width, height, 2, rules, 0).expect("config"),
         seats: [player; 8],

@@ -3,7 +3,9 @@
 //! The rules are in `seeds/RULES.md`. One concept per module: `rules` (options, presets,
 //! limits), `board` (geometry and storage), `cascade` (placing and wave resolution), `game`
 //! (history, checked moves, position validation), `notation` (text forms), `rng` (the mixer
-//! and the per-game generator), `simulate` (many games on a thread pool). The Python binding
+//! and the per-game generator), `playout` (the random and greedy policies), `simulate` (many
+//! games on a thread pool), `ai` (the search players and matches), `search` (alpha-beta, the
+//! solver, proof-number search, symmetries, the proof table), `vecenv` (batched environments). The Python binding
 //! lives in `python` and is compiled only with the `python` feature, so the rules code never
 //! depends on PyO3.
 
@@ -15,6 +17,7 @@ pub mod control;
 pub mod error;
 pub mod game;
 pub mod notation;
+pub mod playout;
 pub mod rng;
 pub mod rules;
 pub mod search;

@@ -1,41 +1,27 @@
-//! High-volume simulation: many complete games, each seat played by a random or greedy player,
-//! on a thread pool.
+//! High-volume simulation: many complete games, each seat played by a playout policy (random
+//! or greedy, `playout.rs`), on a thread pool.
 //!
 //! Reproducibility: game `i` draws all its randomness from `rng::game_rng(seed, i)` alone (see
 //! `rng`), so the games are the same whatever the threads or shards.
 
-use rand::RngExt;
-use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
-use crate::ai::Player;
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::control::Control;
 use crate::error::{try_push, try_vec, Error, Result};
+use crate::playout::{choose, Playout};
 use crate::rng::game_rng;
 use crate::rules::Config;
 use crate::with_storage;
-
-/// Reads the player of a seat by name: the simulation plays "random" and "greedy" seats
-/// (search players play through `ai::play_match`).
-pub fn parse_player(name: &str) -> Result<Player> {
-    match name {
-        "random" => Ok(Player::Random),
-        "greedy" => Ok(Player::Greedy),
-        _ => Err(Error::InvalidPolicy(format!(
-            "unknown policy {name:?}; allowed are \"random\" and \"greedy\""
-        ))),
-    }
-}
 
 /// What to simulate.
 #[derive(Clone, Copy, Debug)]
 pub struct SimSpec {
     pub cfg: Config,
-    /// One player per seat, `Random` or `Greedy` (only the first `cfg.players` are used).
-    pub seats: [Player; 8],
+    /// One player per seat (only the first `cfg.players` are used).
+    pub seats: [Playout; 8],
     pub seed: u64,
     /// Stop a game after this many plies and mark it unfinished (`None`: play to the end).
     pub max_plies: Option<u32>,
@@ -89,46 +75,6 @@ impl SimOutput {
     }
 }
 
-/// Chooses a move for a `Random` or `Greedy` player in `pos` (which must have a legal move).
-/// The search players choose through `ai::choose_move`; here they would play as `Random`.
-#[inline]
-pub fn choose<B: Bits>(
-    geo: &Geometry<B>,
-    cfg: &Config,
-    pos: &Position<B>,
-    legal: B,
-    player: Player,
-    rng: &mut Xoshiro256PlusPlus,
-) -> usize {
-    debug_assert!(matches!(player, Player::Random | Player::Greedy));
-    match player {
-        // The search players share this arm rather than panic in one of their own: even a
-        // cold panicking arm measurably slowed the loop (the debug_assert catches misuse).
-        Player::Random | Player::Mcts(_) | Player::AlphaBeta { .. } => {
-            legal.pick(|n| rng.random_range(0..n)).unwrap_or(0)
-        }
-        Player::Greedy => {
-            let mover = pos.to_move as usize;
-            let (mut best, mut best_orbs, mut ties) = (0usize, 0u32, 0u32);
-            legal.for_each(|cell| {
-                let mut after = *pos;
-                play_unchecked(geo, cfg.rules, cfg.players, &mut after, cell, &mut ());
-                let orbs = after.orbs(mover);
-                if ties == 0 || orbs > best_orbs {
-                    (best, best_orbs, ties) = (cell, orbs, 1);
-                } else if orbs == best_orbs {
-                    // Reservoir sampling: each tied move is kept with equal probability.
-                    ties += 1;
-                    if rng.random_range(0..ties) == 0 {
-                        best = cell;
-                    }
-                }
-            });
-            best
-        }
-    }
-}
-
 /// Plays game `index` of a run from the empty board, appending its moves to `moves` when
 /// given. A greedy game (slow on big boards) stops early once `control` is cancelled.
 #[inline]
@@ -149,7 +95,7 @@ pub fn play_game<B: Bits>(
     let limit = spec.max_plies.unwrap_or(u32::MAX);
     let all_random = spec.seats[..cfg.players]
         .iter()
-        .all(|p| matches!(p, Player::Random));
+        .all(|p| matches!(p, Playout::Random));
     let mut record = moves;
     while pos.ply < limit {
         let legal = legal_mask(geo, cfg.rules, &pos);
@@ -157,7 +103,7 @@ pub fn play_game<B: Bits>(
             break;
         }
         let player = if all_random {
-            Player::Random
+            Playout::Random
         } else {
             spec.seats[pos.to_move as usize]
         };
@@ -187,14 +133,6 @@ const BLOCK: usize = 256;
 /// is then marked incomplete). Memory for the results is reserved up front:
 /// `Error::OutOfMemory` rather than an abort when it cannot be had.
 pub fn simulate(spec: &SimSpec, start: u64, count: usize, control: &Control) -> Result<SimOutput> {
-    if !spec.seats[..spec.cfg.players]
-        .iter()
-        .all(|p| matches!(p, Player::Random | Player::Greedy))
-    {
-        return Err(Error::InvalidPolicy(
-            "the simulation loop plays random and greedy seats only".into(),
-        ));
-    }
     with_storage!(spec.cfg.cells(), B => simulate_on::<B>(spec, start, count, control))
 }
 
@@ -270,7 +208,7 @@ mod tests {
         h: i64,
         players: i64,
         rules: Rules,
-        seats: [Player; 8],
+        seats: [Playout; 8],
         record: bool,
     ) -> SimSpec {
         SimSpec {
@@ -298,14 +236,14 @@ mod tests {
             3,
             Rules::COLORWARS,
             [
-                Player::Random,
-                Player::Greedy,
-                Player::Random,
-                Player::Random,
-                Player::Random,
-                Player::Random,
-                Player::Random,
-                Player::Random,
+                Playout::Random,
+                Playout::Greedy,
+                Playout::Random,
+                Playout::Random,
+                Playout::Random,
+                Playout::Random,
+                Playout::Random,
+                Playout::Random,
             ],
             true,
         );
@@ -321,7 +259,7 @@ mod tests {
 
     #[test]
     fn recorded_games_replay_through_the_checked_game() {
-        let s = spec(4, 4, 2, Rules::CLASSIC, [Player::Greedy; 8], true);
+        let s = spec(4, 4, 2, Rules::CLASSIC, [Playout::Greedy; 8], true);
         let out = run(&s, 0, 200, 2);
         for (i, g) in out.games.iter().enumerate() {
             let mut game = AnyGame::new(s.cfg);
@@ -343,7 +281,7 @@ mod tests {
             (8, Rules::CLASSIC, 5_000, 119.0, 123.0),
         ] {
             let out = run(
-                &spec(w, w, 2, rules, [Player::Random; 8], false),
+                &spec(w, w, 2, rules, [Playout::Random; 8], false),
                 0,
                 games,
                 2,
@@ -360,7 +298,7 @@ mod tests {
 
     #[test]
     fn max_plies_marks_games_unfinished() {
-        let mut s = spec(8, 8, 2, Rules::CLASSIC, [Player::Random; 8], false);
+        let mut s = spec(8, 8, 2, Rules::CLASSIC, [Playout::Random; 8], false);
         s.max_plies = Some(50);
         let out = run(&s, 0, 100, 1);
         assert!(out.games.iter().all(|g| g.plies == 50 && g.winner == -1));
@@ -368,8 +306,8 @@ mod tests {
 
     #[test]
     fn greedy_beats_random() {
-        let mut seats = [Player::Random; 8];
-        seats[0] = Player::Greedy;
+        let mut seats = [Playout::Random; 8];
+        seats[0] = Playout::Greedy;
         let s = spec(5, 5, 2, Rules::COLORWARS, seats, false);
         let out = run(&s, 0, 2000, 2);
         let wins = out.games.iter().filter(|g| g.winner == 0).count();
@@ -378,28 +316,18 @@ mod tests {
 
     #[test]
     fn seats_are_random_or_greedy() {
-        assert_eq!(parse_player("greedy"), Ok(Player::Greedy));
+        // Search players cannot even be named here: the seats are playout policies.
+        assert_eq!(Playout::parse("greedy"), Ok(Playout::Greedy));
         assert_eq!(
-            parse_player("mcts").unwrap_err().to_string(),
-            "invalid policy: unknown policy \"mcts\"; allowed are \"random\" and \"greedy\""
+            Playout::parse("mcts").unwrap_err().to_string(),
+            "invalid policy: unknown player \"mcts\"; the simulation loop plays \"random\" and \
+             \"greedy\""
         );
     }
 
     #[test]
-    fn search_seats_are_refused() {
-        let mut seats = [Player::Random; 8];
-        seats[1] = Player::AlphaBeta {
-            depth: 2,
-            time: None,
-        };
-        let s = spec(4, 4, 2, Rules::CLASSIC, seats, false);
-        let err = simulate(&s, 0, 1, &Control::new()).unwrap_err();
-        assert!(err.to_string().contains("random and greedy seats only"));
-    }
-
-    #[test]
     fn a_cancelled_run_stops_and_says_so() {
-        let s = spec(32, 32, 8, Rules::CLASSIC, [Player::Greedy; 8], false);
+        let s = spec(32, 32, 8, Rules::CLASSIC, [Playout::Greedy; 8], false);
         let control = Control::new();
         control.cancel();
         let out = simulate(&s, 0, 10_000, &control).unwrap();
@@ -409,7 +337,7 @@ mod tests {
 
     #[test]
     fn an_impossible_request_is_an_error_not_an_abort() {
-        let s = spec(5, 5, 2, Rules::COLORWARS, [Player::Random; 8], false);
+        let s = spec(5, 5, 2, Rules::COLORWARS, [Playout::Random; 8], false);
         let err = simulate(&s, 0, usize::MAX / 2, &Control::new()).unwrap_err();
         assert!(matches!(err, Error::OutOfMemory(_)), "{err}");
     }
@@ -433,7 +361,7 @@ mod tests {
             &cfg,
             inner.pos(),
             inner.legal_mask(),
-            Player::Greedy,
+            Playout::Greedy,
             &mut rng,
         );
         assert_eq!(cell, 0);

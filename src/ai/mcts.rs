@@ -9,15 +9,14 @@ use std::time::{Duration, Instant};
 use rand::RngExt;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::Player;
 use crate::bits::Bits;
 use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::control::Control;
+use crate::playout::{choose, Playout};
 use crate::rng::{game_rng, mix};
 use crate::rules::Config;
 use crate::search::{evaluate, zobrist};
-use crate::simulate::choose;
 
 /// What MCTS plays with: `simulations` per move (or until `time` runs out when set; with both,
 /// whichever comes first), exploration constant `c`, root parallelism over `threads` trees,
@@ -539,12 +538,12 @@ fn mcts_tree<B: Bits>(
             if legal.is_zero() {
                 break;
             }
-            let player = if greedy > 0.0 && rng.random::<f64>() < greedy {
-                Player::Greedy
+            let playout = if greedy > 0.0 && rng.random::<f64>() < greedy {
+                Playout::Greedy
             } else {
-                Player::Random
+                Playout::Random
             };
-            let m = choose(geo, cfg, &pos, legal, player, &mut rng);
+            let m = choose(geo, cfg, &pos, legal, playout, &mut rng);
             play_unchecked(geo, cfg.rules, players, &mut pos, m, &mut ());
         }
         if abandoned {

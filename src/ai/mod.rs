@@ -16,9 +16,9 @@ use crate::board::{Geometry, Position};
 use crate::cascade::legal_mask;
 use crate::control::Control;
 use crate::error::{Error, Result};
+use crate::playout::{choose, Playout};
 use crate::rules::Config;
 use crate::search::alphabeta_move;
-use crate::simulate::choose;
 
 /// What chooses a seat's moves, with its budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -130,9 +130,9 @@ pub fn choose_move<B: Bits>(
 ) -> Result<(usize, u64)> {
     let legal = legal_mask(geo, cfg.rules, pos);
     Ok(match *player {
-        Player::Random => (choose(geo, cfg, pos, legal, Player::Random, rng), 0),
+        Player::Random => (choose(geo, cfg, pos, legal, Playout::Random, rng), 0),
         Player::Greedy => (
-            choose(geo, cfg, pos, legal, Player::Greedy, rng),
+            choose(geo, cfg, pos, legal, Playout::Greedy, rng),
             legal.count() as u64,
         ),
         Player::Mcts(params) => mcts(geo, cfg, pos, &params, seed, control, memory),

@@ -15,9 +15,10 @@ use crate::control::{watch, Control};
 use crate::error::Error;
 use crate::game::AnyGame;
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
+use crate::playout::Playout;
 use crate::rules::{Config, Rules};
 use crate::search::{prove_position, MoveResult, ProofTable, Proven, Prover, Symmetries};
-use crate::simulate::{parse_player, GameSummary, SimOutput, SimSpec};
+use crate::simulate::{GameSummary, SimOutput, SimSpec};
 use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
 use crate::with_game;
 

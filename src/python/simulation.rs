@@ -27,9 +27,9 @@ pub(super) fn simulate<'py>(
 ) -> PyResult<SimArrays<'py>> {
     let cfg = config.check()?;
     one_per_seat(policies.len(), &cfg)?;
-    let mut seats = [Player::Random; 8];
+    let mut seats = [Playout::Random; 8];
     for (seat, name) in seats.iter_mut().zip(&policies) {
-        *seat = parse_player(name)?;
+        *seat = Playout::parse(name)?;
     }
     let spec = SimSpec {
         cfg,
