@@ -4,12 +4,21 @@ Written to be read next to ``seeds/RULES.md``: plain lists, the rules in the ord
 document states them, and no code shared with the native engine's rules or notation. It has the
 same interface as ``colorwars.Game``; the test suite plays both side by side and requires
 identical results after every move.
+
+A game may be shared by threads: every public method that reads or changes its state holds
+the game's own lock (a ``threading.RLock``). Every loop ends, even on a state that breaks the
+rules' invariants: a cascade that would repeat a position (and so never end) and a turn order
+with no player left raise ``InvalidPositionError``.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from colorwars import _validate as check
 from colorwars._common import (
@@ -36,6 +45,20 @@ __all__ = ["Game"]
 
 MIN_SIDE, MAX_SIDE = check.MIN_SIDE, check.MAX_SIDE
 MIN_PLAYERS, MAX_PLAYERS = check.MIN_PLAYERS, check.MAX_PLAYERS
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _locked(method: Callable[Concatenate[Game, _P], _R]) -> Callable[Concatenate[Game, _P], _R]:
+    """The method, run holding the game's lock (re-entrant: a method may call another)."""
+
+    def run(self: Game, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    functools.update_wrapper(run, method)  # its name and docstring
+    return run
 
 
 @dataclass
@@ -82,6 +105,7 @@ class Game:
         self._height = height
         self._players = players
         cells = width * height
+        self._lock = threading.RLock()
         self._state = _State([0] * cells, [-1] * cells, first)
         # Each entry: (the state before the move, the move, the move's waves).
         self._history: list[tuple[_State, int, list[Wave]]] = []
@@ -109,6 +133,7 @@ class Game:
     def _is_first_move(self, player: int) -> bool:
         return player not in self._state.moved
 
+    @_locked
     def legal_moves(self) -> list[int]:
         s = self._state
         if s.winner is not None:
@@ -122,6 +147,7 @@ class Game:
         # classic: one orb on an empty or own cell, always.
         return sorted(empty + own)
 
+    @_locked
     def play(self, move: Move) -> int:
         cell = self.cell(move)
         s = self._state
@@ -132,7 +158,11 @@ class Game:
         if cell not in self.legal_moves():
             raise IllegalMoveError(f"illegal move {cell}: {self._why_illegal()}")
         before = s.copy()
-        waves = self._apply(cell)
+        try:
+            waves = self._apply(cell)
+        except InvalidPositionError:  # a broken state (see _apply): left as it was
+            self._state = before
+            raise
         self._history.append((before, cell, waves))
         return cell
 
@@ -162,8 +192,16 @@ class Game:
             s.counts[cell] += 1
             s.owners[cell] = mover
             unstable = [cell] if s.counts[cell] > self._capacity(cell) else []
+            # A cascade is a function of (counts, owners, unstable cells), whose values are
+            # bounded (a cell's count never rises above max(its count, 2 x degree - 1)): a
+            # cascade that does not end must repeat one. RULES.md §3.3 proves that no cascade
+            # of a state the rules reach does, so a repeat (caught by Brent's method: the
+            # state at each power of two waves kept and compared) means a broken state.
+            kept: tuple[tuple[int, ...], ...] | None = None
+            power, since = 1, 0
             while unstable:
-                waves.append(self._wave(unstable, mover))
+                wave = self._wave(unstable, mover)
+                waves.append(wave)
                 # RULES.md §3.3: stop as soon as no opponent of the mover holds an orb.
                 if elimination and all(
                     o == mover for o, n in zip(s.owners, s.counts, strict=True) if n > 0
@@ -175,6 +213,17 @@ class Game:
                 for c in unstable:
                     touched.update(self._neighbours(c))
                 unstable = sorted(c for c in touched if s.counts[c] > self._capacity(c))
+                now = (wave.counts, wave.owners, tuple(unstable))
+                if now == kept:
+                    raise InvalidPositionError(
+                        f"invalid position: the cascade of move {self.cell_name(cell)} repeats "
+                        f"a position after {len(waves)} waves and would never end; the game's "
+                        "state breaks the rules (was it changed by hand, or by threads "
+                        "without the game's lock?)"
+                    )
+                since += 1
+                if since == power:
+                    kept, power, since = now, power * 2, 0
         self._finish_turn(mover, elimination)
         return waves
 
@@ -206,13 +255,19 @@ class Game:
                     s.out.add(p)
             if len(s.out) == self._players - 1:
                 s.winner = mover
-        nxt = mover
-        while True:
-            nxt = (nxt + 1) % self._players
+        # Bounded by the players: the mover is not out, so the search ends by the mover at
+        # the latest; a state where everyone is out is broken.
+        for step in range(1, self._players + 1):
+            nxt = (mover + step) % self._players
             if nxt not in s.out:
-                break
-        s.to_move = nxt
+                s.to_move = nxt
+                return
+        raise InvalidPositionError(
+            "invalid position: every player is out, so no one is left to move; the game's "
+            "state breaks the rules"
+        )
 
+    @_locked
     def pop(self) -> int:
         if not self._history:
             raise InvalidIndexError("nothing to undo: no move has been played on this game")
@@ -220,15 +275,19 @@ class Game:
         self._state = before
         return cell
 
+    @_locked
     def peek(self) -> int | None:
         return self._history[-1][1] if self._history else None
 
+    @_locked
     def moves(self) -> list[int]:
         return [cell for _, cell, _ in self._history]
 
+    @_locked
     def waves(self) -> list[Wave]:
         return list(self._history[-1][2]) if self._history else []
 
+    @_locked
     def is_legal(self, move: Move) -> bool:
         try:
             return self.cell(move) in self.legal_moves()
@@ -287,40 +346,50 @@ class Game:
         return self._rules
 
     @property
+    @_locked
     def to_move(self) -> int:
         return self._state.to_move
 
     @property
+    @_locked
     def winner(self) -> int | None:
         return self._state.winner
 
     @property
+    @_locked
     def is_over(self) -> bool:
         return self._state.winner is not None
 
     @property
+    @_locked
     def ply(self) -> int:
         return self._state.ply
 
     @property
+    @_locked
     def moved(self) -> list[int]:
         return sorted(self._state.moved)
 
     @property
+    @_locked
     def out(self) -> list[int]:
         return sorted(self._state.out)
 
+    @_locked
     def counts(self) -> list[int]:
         return list(self._state.counts)
 
+    @_locked
     def owners(self) -> list[int]:
         return list(self._state.owners)
 
+    @_locked
     def orbs(self, player: int) -> int:
         player = check.seat(player, self._players)
         s = self._state
         return sum(n for n, o in zip(s.counts, s.owners, strict=True) if o == player)
 
+    @_locked
     def copy(self) -> Game:
         g = Game.__new__(Game)
         g._rules, g._width, g._height, g._players = (
@@ -329,9 +398,20 @@ class Game:
             self._height,
             self._players,
         )
+        g._lock = threading.RLock()  # the copy's own
         g._state = self._state.copy()
         g._history = [(st.copy(), c, list(w)) for st, c, w in self._history]
         return g
+
+    def __getstate__(self) -> dict[str, Any]:
+        with self._lock:
+            state = dict(self.__dict__)
+        del state["_lock"]  # a lock does not pickle; the unpickled game makes its own
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
 
     def __copy__(self) -> Game:
         return self.copy()
@@ -340,6 +420,7 @@ class Game:
         return self.copy()
 
     # -- notation ---------------------------------------------------------------------------
+    @_locked
     def to_text(self) -> str:
         s = self._state
         rows = []
@@ -371,6 +452,7 @@ class Game:
         return _parse_position(notation_text(text))
 
     # -- presentation -----------------------------------------------------------------------
+    @_locked
     def __str__(self) -> str:
         board = render_board(self._width, self._state.counts, self._state.owners)
         return f"{board}\n{status_line(self.to_move, self.winner, self.ply)}"
@@ -378,6 +460,7 @@ class Game:
     def __repr__(self) -> str:
         return f"colorwars.reference.Game.from_text({self.to_text()!r})"
 
+    @_locked
     def _repr_svg_(self) -> str:
         """The board as a picture in notebooks."""
         return render_svg(self._width, self._state.counts, self._state.owners)
@@ -385,7 +468,10 @@ class Game:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Game):
             return NotImplemented
-        return self.to_text() == other.to_text()
+        # Each text under its own game's lock, never both locks at once (no deadlock when
+        # two threads compare a == b and b == a).
+        mine = self.to_text()
+        return mine == other.to_text()
 
     __hash__ = None  # type: ignore[assignment]
 
