@@ -33,8 +33,8 @@ impl fmt::Display for Error {
             Error::InvalidSize { width, height } => write!(
                 f,
                 "invalid board size {width}x{height}: width and height must each be from {} to {}",
-                crate::rules::MIN_SIDE,
-                crate::rules::MAX_SIDE
+                crate::limits::MIN_SIDE,
+                crate::limits::MAX_SIDE
             ),
             Error::InvalidPlayers { players, cells } => write!(
                 f,

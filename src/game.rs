@@ -4,8 +4,8 @@ use crate::bits::{Bits, Wide};
 use crate::board::{Geometry, Position, NO_WINNER};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::error::{Error, Result};
-use crate::notation::Setup;
 use crate::rules::{Config, Opening};
+use crate::setup::Setup;
 use crate::with_storage;
 
 /// One wave of a cascade as the API reports it: the cells that burst (ascending) and the

@@ -14,28 +14,7 @@
 use crate::error::{Error, Result};
 use crate::game::AnyGame;
 use crate::rules::Rules;
-
-/// The contents of one cell in a position description.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CellState {
-    pub count: u8,
-    pub owner: Option<usize>,
-}
-
-/// An unvalidated position, as read from notation by `parse_position`; `Game::from_setup`
-/// (through `AnyGame::from_setup`) checks that it is a possible position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Setup {
-    pub width: i64,
-    pub height: i64,
-    pub players: i64,
-    pub rules: Rules,
-    pub cells: Vec<CellState>,
-    pub to_move: usize,
-    pub moved: u8,
-    pub out: u8,
-    pub ply: u32,
-}
+pub use crate::setup::{CellState, Setup};
 
 /// The column name of column `x`: a..z, then aa, ab, ... (like spreadsheet columns).
 pub fn column_name(x: usize) -> String {
@@ -201,8 +180,8 @@ pub fn parse_position(text: &str) -> Result<Setup> {
     let height = parse_int(h, "height", 1_000)?;
     let rules = Rules::parse(fields[1]).map_err(|e| Error::InvalidPosition(e.to_string()))?;
     let players = parse_int(fields[2], "players", 1_000)?;
-    if !(crate::rules::MIN_SIDE as i64..=crate::rules::MAX_SIDE as i64).contains(&width)
-        || !(crate::rules::MIN_SIDE as i64..=crate::rules::MAX_SIDE as i64).contains(&height)
+    if !(crate::limits::MIN_SIDE as i64..=crate::limits::MAX_SIDE as i64).contains(&width)
+        || !(crate::limits::MIN_SIDE as i64..=crate::limits::MAX_SIDE as i64).contains(&height)
     {
         return bad(Error::InvalidSize { width, height }.to_string());
     }

@@ -2,12 +2,7 @@
 
 use crate::error::{Error, Result};
 
-/// Smallest supported side: a 1-wide board has cells of capacity 0 (RULES.md §2).
-pub const MIN_SIDE: usize = 2;
-/// Largest supported side; boards up to 32 × 32 (1024 cells).
-pub const MAX_SIDE: usize = 32;
-pub const MIN_PLAYERS: usize = 2;
-pub const MAX_PLAYERS: usize = 8;
+pub use crate::limits::{MAX_PLAYERS, MAX_SIDE, MIN_PLAYERS, MIN_SIDE};
 
 /// What a player's first move is (RULES.md §2, the opening axis).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -41,6 +41,7 @@ class _Player(Protocol):
     def greedy(self) -> float: ...
 
 __all__ = [
+    "LIMITS",
     "NativeGame",
     "NativeVecEnv",
     "ProofTable",
@@ -55,6 +56,11 @@ __all__ = [
     "solve_position",
     "symmetric_moves",
 ]
+
+#: Every limit on what a caller may ask (``src/limits.rs``): ``min_side``, ``max_side``,
+#: ``min_players``, ``max_players``, ``max_threads``, ``max_seconds``, ``max_alphabeta_depth``,
+#: ``max_solver_depth``, ``max_cutoff``, ``max_cells``.
+LIMITS: dict[str, float]
 
 @final
 class NativeGame:

@@ -16,6 +16,7 @@ use crate::board::{Geometry, Position};
 use crate::cascade::legal_mask;
 use crate::control::Control;
 use crate::error::{Error, Result};
+use crate::limits::{MAX_ALPHABETA_DEPTH, MAX_CUTOFF, MAX_THREADS};
 use crate::playout::{choose, Playout};
 use crate::rules::Config;
 use crate::search::alphabeta_move;
@@ -57,10 +58,10 @@ impl Player {
                 cutoff,
                 ..
             }) => {
-                if !(0.0..=1.0).contains(&minimax) || cutoff > 100_000 {
+                if !(0.0..=1.0).contains(&minimax) || cutoff > MAX_CUTOFF {
                     return Err(Error::InvalidPolicy(format!(
                         "MCTS minimax weight {minimax} and cutoff {cutoff}: allowed are 0 to 1 \
-                         and 0 to 100000"
+                         and 0 to {MAX_CUTOFF}"
                     )));
                 }
                 if !(0.0..=1.0).contains(&greedy) {
@@ -73,10 +74,10 @@ impl Player {
                         "MCTS needs simulations >= 1 or a time budget".into(),
                     ));
                 }
-                if !(c.is_finite() && c >= 0.0) || threads == 0 || threads > 256 {
-                    return Err(Error::InvalidPolicy(
-                        "MCTS needs c >= 0 and 1 to 256 threads".into(),
-                    ));
+                if !(c.is_finite() && c >= 0.0) || threads == 0 || threads > MAX_THREADS {
+                    return Err(Error::InvalidPolicy(format!(
+                        "MCTS needs c >= 0 and 1 to {MAX_THREADS} threads"
+                    )));
                 }
             }
             Player::AlphaBeta { depth, .. } => {
@@ -86,9 +87,9 @@ impl Player {
                         cfg.players
                     )));
                 }
-                if !(1..=64).contains(&depth) {
+                if !(1..=MAX_ALPHABETA_DEPTH).contains(&depth) {
                     return Err(Error::InvalidPolicy(format!(
-                        "alpha-beta depth {depth}: allowed are 1 to 64"
+                        "alpha-beta depth {depth}: allowed are 1 to {MAX_ALPHABETA_DEPTH}"
                     )));
                 }
             }

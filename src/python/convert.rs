@@ -46,9 +46,9 @@ pub(super) struct NativeSpec {
 impl NativeSpec {
     pub(super) fn check(&self, cfg: &Config) -> PyResult<Player> {
         let time = match self.seconds {
-            Some(t) if !(t.is_finite() && t > 0.0 && t <= 1e6) => {
+            Some(t) if !(t.is_finite() && t > 0.0 && t <= MAX_SECONDS) => {
                 return Err(Error::InvalidPolicy(format!(
-                    "time budget {t}: expected seconds from 0 to 1e6"
+                    "time budget {t}: expected seconds from 0 to {MAX_SECONDS:e}"
                 ))
                 .into());
             }

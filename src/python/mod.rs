@@ -14,6 +14,7 @@ use crate::ai::{choose_seeded, mcts_analysis, MatchSpec, MctsParams, Player};
 use crate::control::{watch, Control};
 use crate::error::Error;
 use crate::game::AnyGame;
+use crate::limits::{MAX_SECONDS, MAX_SOLVER_DEPTH, MAX_THREADS};
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
 use crate::playout::Playout;
 use crate::rules::{Config, Rules};
@@ -68,9 +69,6 @@ impl From<Error> for PyErr {
     }
 }
 
-/// The most threads a call may start (one limit everywhere; 0 means one per core).
-const MAX_THREADS: usize = 256;
-
 fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
     if threads > MAX_THREADS {
         return Err(ConfigError::new_err(format!(
@@ -123,6 +121,18 @@ where
 }
 #[pymodule]
 mod _core {
+    use super::*;
+
+    /// Every limit on what a caller may ask (`limits.rs`), for `colorwars._validate`.
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        let limits = PyDict::new(m.py());
+        for (name, value) in crate::limits::TABLE {
+            limits.set_item(name, value)?;
+        }
+        m.add("LIMITS", limits)
+    }
+
     #[pymodule_export]
     use super::{
         ai_analyse, ai_choose, play_match, play_matches, prove, proven_move, simulate, solve,

@@ -22,7 +22,7 @@ pub(super) fn solve(
         py,
         None,
         0.05,
-        |control| with_game!(&game, g => crate::search::solve(g.geo(), &cfg, g.pos(), max_depth.clamp(1, 10_000), control)),
+        |control| with_game!(&game, g => crate::search::solve(g.geo(), &cfg, g.pos(), max_depth.clamp(1, MAX_SOLVER_DEPTH), control)),
     )?;
     Ok(solution?.map(|s| (s.winner, s.plies, s.line, s.positions, seconds)))
 }
@@ -43,7 +43,7 @@ pub(super) fn solve_position(
     moves: bool,
 ) -> PyResult<Option<PositionSolution>> {
     let (position, cfg) = two_player_position(game)?;
-    let max_depth = max_depth.clamp(1, 10_000);
+    let max_depth = max_depth.clamp(1, MAX_SOLVER_DEPTH);
     let (found, seconds) = watched(py, None, 0.05, |control| {
         with_game!(&position, g => {
             crate::search::solve_position(g.geo(), &cfg, g.pos(), max_depth, moves, control)
