@@ -129,7 +129,7 @@ def test_solve_command(
     assert main(["solve", "3x3", "--rules", "classic"]) == 0
     out = capsys.readouterr().out
     assert "3x3 classic: player a wins in 13 plies" in out
-    assert (tmp_path / "solutions.json").exists()
+    assert (tmp_path / "solutions.cache").exists()
 
 
 def test_tournament_command(capsys: pytest.CaptureFixture[str]) -> None:

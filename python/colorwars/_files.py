@@ -6,7 +6,8 @@ checksums, checked before they are trusted (SQLite's write-temp-fsync-rename, a 
   same folder, flushed and fsynced, then renamed over the target (and the folder fsynced), so
   the file is either the old one or the new one whatever happens in between (a crash, Ctrl-C,
   ``kill -9``, a full disk); on any failure the temporary file is removed and an ``OSError``
-  becomes our ``FileError`` naming the path.
+  becomes our ``FileError`` naming the path. On Linux the temporary file has no name until it
+  is complete (``O_TMPFILE``), so even ``kill -9`` mid-write leaves nothing behind.
 - ``seal(kind, version, header, body)`` / ``unseal(path, data, kind, version)``: a container
   of a JSON header and a binary body, each with a BLAKE2b-256 digest::
 
@@ -22,9 +23,11 @@ checksums, checked before they are trusted (SQLite's write-temp-fsync-rename, a 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
+import secrets
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,20 +94,67 @@ def atomic_open(path: str | os.PathLike[str], what: str, mode: str = "wb") -> An
     return _atomic(check_output(path, what), what, mode)
 
 
+#: Per file system (``st_dev``): whether an anonymous file can be given a name there.
+_LINKABLE: dict[int, bool] = {}
+
+
+def _anonymous(folder: Path, mode: int) -> int | None:
+    """A file with no name yet in ``folder`` (Linux's ``O_TMPFILE``), or None where the system
+    or the file system has none, or cannot name one afterwards (some sandboxes): then nothing
+    at all is left behind by a process killed mid-write (``kill -9``), since the file only
+    gets a name once it is complete."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        device = os.stat(folder).st_dev
+        fd = os.open(folder, flag | os.O_WRONLY, mode)
+    except OSError as e:
+        if e.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+            return None
+        raise
+    if device not in _LINKABLE:
+        # Naming the file must work here too: try it once on this file system.
+        try:
+            probe = _name(fd, folder, Path("probe"))
+            probe.unlink()
+            _LINKABLE[device] = True
+        except OSError:
+            _LINKABLE[device] = False
+    if not _LINKABLE[device]:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _name(fd: int, folder: Path, target: Path) -> Path:
+    """Gives the anonymous file ``fd`` a temporary name beside ``target``."""
+    while True:
+        tmp = folder / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            os.link(f"/proc/self/fd/{fd}", tmp, follow_symlinks=True)
+        except FileExistsError:
+            continue
+        return tmp
+
+
 @contextlib.contextmanager
 def _atomic(target: Path, what: str, mode: str) -> Iterator[IO[Any]]:
     folder = target.parent if str(target.parent) else Path(".")
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp: Path | None = None
     try:
-        fd, name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        fd = _anonymous(folder, 0o666 & ~umask)
+        if fd is None:
+            fd, name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+            tmp = Path(name)
+            # mkstemp makes the file private (0600); give it the mode a plain open() would.
+            with contextlib.suppress(OSError):
+                os.chmod(fd, 0o666 & ~umask)
     except OSError as e:
         raise FileError(f"cannot write {what} {target}: {_reason(e)}") from None
-    tmp = Path(name)
     try:
-        # mkstemp makes the file private (0600); give it the mode a plain open() would.
-        umask = os.umask(0)
-        os.umask(umask)
-        with contextlib.suppress(OSError):
-            os.chmod(fd, 0o666 & ~umask)
         if mode == "w":
             f: IO[Any] = os.fdopen(fd, "w", encoding="utf-8", newline="")
         else:
@@ -113,10 +163,13 @@ def _atomic(target: Path, what: str, mode: str) -> Iterator[IO[Any]]:
             yield f
             f.flush()
             os.fsync(f.fileno())
+            if tmp is None:
+                tmp = _name(f.fileno(), folder, target)
         os.replace(tmp, target)
     except BaseException as e:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
         if isinstance(e, OSError):
             raise FileError(f"cannot write {what} {target}: {_reason(e)}") from None
         raise

@@ -240,3 +240,23 @@ def test_a_record_may_start_with_a_byte_order_mark(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, env=_env(), check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+
+
+def test_an_unnamed_temporary_file_where_the_system_has_them(tmp_path: Path) -> None:
+    """Where Linux can make a file without a name (``O_TMPFILE``) and name it later, the
+    output is written through one, so a kill -9 mid-write can leave nothing behind; elsewhere
+    a hidden named temporary file is used (and removed on any failure we live through)."""
+    from colorwars import _files
+
+    fd = _files._anonymous(tmp_path, 0o644)
+    if fd is None:
+        pytest.skip("this file system (or sandbox) cannot name an O_TMPFILE file")
+    try:
+        named = _files._name(fd, tmp_path, tmp_path / "out.csv")
+        assert named.name.startswith(".out.csv.")
+        assert named.exists()
+    finally:
+        os.close(fd)
+    named.unlink()
+    _files.atomic_write(tmp_path / "out.csv", "a,b\n", "output")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
