@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from colorwars import ai, players, reference
+from colorwars import _core, ai, players, reference
 from colorwars._common import Move, Wave
 from colorwars.env import VectorEnv
 from colorwars.errors import (
@@ -39,7 +39,7 @@ from colorwars.rules import PRESETS, Rules
 from colorwars.simulation import SimulationResult, simulate
 from colorwars.solver import Solution, solve
 
-__version__ = "0.1.0"
+__version__: str = _core.VERSION
 
 __all__ = [
     "PRESETS",

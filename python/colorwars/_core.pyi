@@ -42,6 +42,7 @@ class _Player(Protocol):
 
 __all__ = [
     "LIMITS",
+    "VERSION",
     "NativeGame",
     "NativeVecEnv",
     "ProofTable",
@@ -61,6 +62,8 @@ __all__ = [
 #: ``min_players``, ``max_players``, ``max_threads``, ``max_seconds``, ``max_alphabeta_depth``,
 #: ``max_solver_depth``, ``max_cutoff``, ``max_cells``.
 LIMITS: dict[str, float]
+#: The package's version (from ``Cargo.toml``, the one place it is written).
+VERSION: str
 
 @final
 class NativeGame:
@@ -197,10 +200,17 @@ def play_matches(
     interval: float = 0.1,
 ) -> list[dict[str, Any]]: ...
 def solve(
-    config: _Config, max_depth: int = 200
+    config: _Config,
+    max_depth: int = 200,
+    progress: Callable[[int], object] | None = None,
+    interval: float = 0.1,
 ) -> tuple[int, int, list[int], int, float] | None: ...
 def solve_position(
-    game: NativeGame, max_depth: int = 200, moves: bool = True
+    game: NativeGame,
+    max_depth: int = 200,
+    moves: bool = True,
+    progress: Callable[[int], object] | None = None,
+    interval: float = 0.1,
 ) -> tuple[int, int, list[int], int, float, list[tuple[int, int, int]]] | None: ...
 
 @final

@@ -94,12 +94,7 @@ def _cache_key(width: int, height: int, rules: str) -> str:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("colorwars")
-    except PackageNotFoundError:
-        return "unknown"
+    return _core.VERSION
 
 
 def _solve_position(game: object, max_depth: int) -> Solution:

@@ -130,7 +130,9 @@ mod _core {
         for (name, value) in crate::limits::TABLE {
             limits.set_item(name, value)?;
         }
-        m.add("LIMITS", limits)
+        m.add("LIMITS", limits)?;
+        // The version is written once, in Cargo.toml (pyproject.toml takes it from there).
+        m.add("VERSION", env!("CARGO_PKG_VERSION"))
     }
 
     #[pymodule_export]

@@ -5,13 +5,16 @@ use super::*;
 
 /// Solves a board exactly for two players from the empty board (GIL released, Ctrl-C stops
 /// it): (winner, plies, line, positions, seconds), or None if not proven within `max_depth`.
+/// `progress(positions)` is called about every `interval` seconds.
 #[pyfunction]
-#[pyo3(signature = (config, max_depth=200))]
+#[pyo3(signature = (config, max_depth=200, progress=None, interval=0.1))]
 #[allow(clippy::type_complexity)]
 pub(super) fn solve(
     py: Python<'_>,
     config: GameConfig,
     max_depth: i32,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
 ) -> PyResult<Option<(usize, u32, Vec<usize>, u64, f64)>> {
     let cfg = config.check()?;
     if cfg.players != 2 {
@@ -20,8 +23,8 @@ pub(super) fn solve(
     let game = AnyGame::new(cfg);
     let (solution, seconds) = watched(
         py,
-        None,
-        0.05,
+        progress.as_ref(),
+        interval,
         |control| with_game!(&game, g => crate::search::solve(g.geo(), &cfg, g.pos(), max_depth.clamp(1, MAX_SOLVER_DEPTH), control)),
     )?;
     Ok(solution?.map(|s| (s.winner, s.plies, s.line, s.positions, seconds)))
@@ -33,18 +36,20 @@ pub(super) type PositionSolution = (usize, u32, Vec<usize>, u64, f64, Vec<MoveRe
 
 /// Solves a two-player game exactly from its current position (GIL released, Ctrl-C stops
 /// it); with `moves`, also every legal move's exact result. None if something is not proven
-/// within `max_depth` plies.
+/// within `max_depth` plies. `progress(positions)` is called about every `interval` seconds.
 #[pyfunction]
-#[pyo3(signature = (game, max_depth=200, moves=true))]
+#[pyo3(signature = (game, max_depth=200, moves=true, progress=None, interval=0.1))]
 pub(super) fn solve_position(
     py: Python<'_>,
     game: &Bound<'_, NativeGame>,
     max_depth: i32,
     moves: bool,
+    progress: Option<Py<PyAny>>,
+    interval: f64,
 ) -> PyResult<Option<PositionSolution>> {
     let (position, cfg) = two_player_position(game)?;
     let max_depth = max_depth.clamp(1, MAX_SOLVER_DEPTH);
-    let (found, seconds) = watched(py, None, 0.05, |control| {
+    let (found, seconds) = watched(py, progress.as_ref(), interval, |control| {
         with_game!(&position, g => {
             crate::search::solve_position(g.geo(), &cfg, g.pos(), max_depth, moves, control)
         })

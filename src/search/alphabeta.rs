@@ -54,6 +54,9 @@ pub struct Searcher<'a, B> {
     control: &'a Control,
     /// Set once the deadline passed or the control was cancelled: results are then partial.
     pub stopped: bool,
+    /// Count the positions searched on `control` (the exact solver's progress; a player in a
+    /// match leaves it to the match, which counts games there).
+    pub report: bool,
 }
 
 impl<'a, B: Bits> Searcher<'a, B> {
@@ -73,6 +76,7 @@ impl<'a, B: Bits> Searcher<'a, B> {
             positions: 0,
             deadline,
             control,
+            report: false,
             stopped: false,
         })
     }
@@ -115,10 +119,13 @@ impl<'a, B: Bits> Searcher<'a, B> {
         ply: i32,
     ) -> i32 {
         self.positions += 1;
-        if self.positions & 1023 == 0
-            && (self.control.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d))
-        {
-            self.stopped = true;
+        if self.positions & 1023 == 0 {
+            if self.report {
+                self.control.add_done(1024);
+            }
+            if self.control.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.stopped = true;
+            }
         }
         if self.stopped {
             return 0;

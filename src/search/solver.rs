@@ -88,9 +88,9 @@ pub struct Solver<'a, B> {
 impl<'a, B: Bits> Solver<'a, B> {
     pub fn new(geo: &'a Geometry<B>, cfg: &'a Config, control: &'a Control) -> Result<Self> {
         let bits = solver_table_bits(geo.cells);
-        Ok(Solver {
-            search: Searcher::new(geo, cfg, false, None, bits, control)?,
-        })
+        let mut search = Searcher::new(geo, cfg, false, None, bits, control)?;
+        search.report = true; // the positions searched are the solver's progress
+        Ok(Solver { search })
     }
 
     /// See `solve`. `positions` counts the positions this call searched.
