@@ -40,35 +40,39 @@ impl Rules {
         burst: Burst::Subtract,
     };
 
+    /// The named presets: one table for the engine, the notation and the Python layer.
+    pub const PRESETS: [(&'static str, Rules); 2] =
+        [("colorwars", Rules::COLORWARS), ("classic", Rules::CLASSIC)];
+    /// The openings by name.
+    pub const OPENINGS: [(&'static str, Opening); 2] =
+        [("drop3", Opening::Drop3), ("none", Opening::None)];
+    /// The bursts by name.
+    pub const BURSTS: [(&'static str, Burst); 2] =
+        [("empty", Burst::Empty), ("subtract", Burst::Subtract)];
+
     pub fn preset(name: &str) -> Result<Rules> {
-        match name {
-            "colorwars" => Ok(Rules::COLORWARS),
-            "classic" => Ok(Rules::CLASSIC),
-            _ => Err(Error::InvalidRules(format!(
-                "unknown rule set {name:?}; allowed are \"colorwars\", \"classic\", or \
-                 OPENING+BURST with OPENING \"drop3\" or \"none\" and BURST \"empty\" or \"subtract\""
+        match Rules::PRESETS.iter().find(|(n, _)| *n == name) {
+            Some(&(_, rules)) => Ok(rules),
+            None => Err(Error::InvalidRules(format!(
+                "unknown rule set {}; allowed are 'colorwars', 'classic', or 'OPENING+BURST' \
+                 with OPENING 'drop3' or 'none' and BURST 'empty' or 'subtract'",
+                quoted(name)
             ))),
         }
     }
 
     pub fn from_axes(opening: &str, burst: &str) -> Result<Rules> {
-        let opening = match opening {
-            "drop3" => Opening::Drop3,
-            "none" => Opening::None,
-            _ => {
-                return Err(Error::InvalidRules(format!(
-                    "unknown opening {opening:?}; allowed are \"drop3\" and \"none\""
-                )))
-            }
+        let Some(&(_, opening)) = Rules::OPENINGS.iter().find(|(n, _)| *n == opening) else {
+            return Err(Error::InvalidRules(format!(
+                "unknown opening {}; allowed are 'drop3' and 'none'",
+                quoted(opening)
+            )));
         };
-        let burst = match burst {
-            "empty" => Burst::Empty,
-            "subtract" => Burst::Subtract,
-            _ => {
-                return Err(Error::InvalidRules(format!(
-                    "unknown burst {burst:?}; allowed are \"empty\" and \"subtract\""
-                )))
-            }
+        let Some(&(_, burst)) = Rules::BURSTS.iter().find(|(n, _)| *n == burst) else {
+            return Err(Error::InvalidRules(format!(
+                "unknown burst {}; allowed are 'empty' and 'subtract'",
+                quoted(burst)
+            )));
         };
         Ok(Rules { opening, burst })
     }
@@ -97,14 +101,22 @@ impl Rules {
 
     /// The canonical name: the preset's name where it is one, else `OPENING+BURST`.
     pub fn name(self) -> String {
-        if self == Rules::COLORWARS {
-            "colorwars".into()
-        } else if self == Rules::CLASSIC {
-            "classic".into()
-        } else {
-            format!("{}+{}", self.opening_name(), self.burst_name())
+        match Rules::PRESETS.iter().find(|(_, r)| *r == self) {
+            Some((name, _)) => (*name).into(),
+            None => format!("{}+{}", self.opening_name(), self.burst_name()),
         }
     }
+}
+
+/// A caller's text in a message, as Python's `repr` shows it and never long: single quotes,
+/// escapes for what does not print, at most 60 characters.
+fn quoted(text: &str) -> String {
+    let shown = format!("'{}'", text.escape_debug());
+    if shown.chars().count() <= 60 {
+        return shown;
+    }
+    let cut: String = shown.chars().take(57).collect();
+    format!("{cut}...")
 }
 
 /// A validated game configuration.

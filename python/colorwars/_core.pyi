@@ -42,16 +42,21 @@ class _Player(Protocol):
 
 __all__ = [
     "LIMITS",
+    "BURSTS",
+    "OPENINGS",
+    "RULE_PRESETS",
     "VERSION",
     "NativeGame",
     "NativeVecEnv",
     "ProofTable",
     "ai_analyse",
     "ai_choose",
+    "parse_rules",
     "play_match",
     "play_matches",
     "prove",
     "proven_move",
+    "rules_from_axes",
     "simulate",
     "solve",
     "solve_position",
@@ -64,6 +69,13 @@ __all__ = [
 LIMITS: dict[str, float]
 #: The package's version (from ``Cargo.toml``, the one place it is written).
 VERSION: str
+#: The rule presets (name -> (opening, burst)), the openings and the bursts (``src/rules.rs``).
+RULE_PRESETS: dict[str, tuple[str, str]]
+OPENINGS: list[str]
+BURSTS: list[str]
+
+def parse_rules(text: str) -> tuple[str, str]: ...
+def rules_from_axes(opening: str, burst: str) -> tuple[str, str]: ...
 
 @final
 class NativeGame:

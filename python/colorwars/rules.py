@@ -5,14 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from colorwars import _core
 from colorwars.errors import InvalidRulesError, show
 
 __all__ = ["BURSTS", "OPENINGS", "PRESETS", "GameConfig", "Rules", "RulesLike"]
 
 Opening = Literal["drop3", "none"]
 Burst = Literal["empty", "subtract"]
-OPENINGS: tuple[str, ...] = ("drop3", "none")
-BURSTS: tuple[str, ...] = ("empty", "subtract")
+# One table of names, the core's (src/rules.rs); its parser gives the messages too.
+OPENINGS: tuple[str, ...] = tuple(_core.OPENINGS)
+BURSTS: tuple[str, ...] = tuple(_core.BURSTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,31 +27,19 @@ class Rules:
     burst: str = "empty"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.opening, str) or self.opening not in OPENINGS:
-            raise InvalidRulesError(
-                f"invalid rules: unknown opening {show(self.opening)}; allowed are 'drop3' and "
-                "'none'"
-            )
-        if not isinstance(self.burst, str) or self.burst not in BURSTS:
-            raise InvalidRulesError(
-                f"invalid rules: unknown burst {show(self.burst)}; allowed are 'empty' and "
-                "'subtract'"
-            )
+        for axis, value in (("opening", self.opening), ("burst", self.burst)):
+            if not isinstance(value, str):
+                raise InvalidRulesError(
+                    f"invalid rules: unknown {axis} {show(value)}; expected its name"
+                )
+        _core.rules_from_axes(self.opening, self.burst)
 
     @staticmethod
     def parse(name: str) -> Rules:
         """A preset name (``"colorwars"``, ``"classic"``) or ``"OPENING+BURST"``."""
         if not isinstance(name, str):
             raise InvalidRulesError(f"invalid rules: expected a name or Rules, got {show(name)}")
-        if name in PRESETS:
-            return PRESETS[name]
-        if "+" in name:
-            opening, burst = name.split("+", 1)
-            return Rules(opening, burst)
-        raise InvalidRulesError(
-            f"invalid rules: unknown rule set {show(name)}; allowed are 'colorwars', 'classic', "
-            "or 'OPENING+BURST' with OPENING 'drop3' or 'none' and BURST 'empty' or 'subtract'"
-        )
+        return Rules(*_core.parse_rules(name))
 
     @property
     def name(self) -> str:
@@ -64,8 +54,7 @@ class Rules:
 
 
 PRESETS: dict[str, Rules] = {
-    "colorwars": Rules("drop3", "empty"),
-    "classic": Rules("none", "subtract"),
+    name: Rules(opening, burst) for name, (opening, burst) in _core.RULE_PRESETS.items()
 }
 
 RulesLike = str | Rules

@@ -105,3 +105,24 @@ pub(super) fn one_per_seat(given: usize, cfg: &Config) -> PyResult<()> {
     );
     Err(Error::InvalidPolicy(msg).into())
 }
+
+/// The rules named by `text` (a preset or `OPENING+BURST`), as (opening, burst); the one
+/// parser and the one set of messages for the Python layer too.
+#[pyfunction]
+pub(super) fn parse_rules(text: &Bound<'_, PyString>) -> PyResult<(&'static str, &'static str)> {
+    let rules = Rules::parse(&utf8(text, Error::InvalidRules)?)?;
+    Ok((rules.opening_name(), rules.burst_name()))
+}
+
+/// The rules of an opening and a burst by name, as (opening, burst).
+#[pyfunction]
+pub(super) fn rules_from_axes(
+    opening: &Bound<'_, PyString>,
+    burst: &Bound<'_, PyString>,
+) -> PyResult<(&'static str, &'static str)> {
+    let rules = Rules::from_axes(
+        &utf8(opening, Error::InvalidRules)?,
+        &utf8(burst, Error::InvalidRules)?,
+    )?;
+    Ok((rules.opening_name(), rules.burst_name()))
+}

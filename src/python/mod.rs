@@ -131,13 +131,22 @@ mod _core {
             limits.set_item(name, value)?;
         }
         m.add("LIMITS", limits)?;
+        // The rule presets and axes: one table, the core's (rules.rs).
+        let presets = PyDict::new(m.py());
+        for (name, rules) in Rules::PRESETS {
+            presets.set_item(name, (rules.opening_name(), rules.burst_name()))?;
+        }
+        m.add("RULE_PRESETS", presets)?;
+        m.add("OPENINGS", Rules::OPENINGS.map(|(name, _)| name).to_vec())?;
+        m.add("BURSTS", Rules::BURSTS.map(|(name, _)| name).to_vec())?;
         // The version is written once, in Cargo.toml (pyproject.toml takes it from there).
         m.add("VERSION", env!("CARGO_PKG_VERSION"))
     }
 
     #[pymodule_export]
     use super::{
-        ai_analyse, ai_choose, play_match, play_matches, prove, proven_move, simulate, solve,
-        solve_position, symmetric_moves, NativeGame, NativeVecEnv, PyProofTable,
+        ai_analyse, ai_choose, parse_rules, play_match, play_matches, prove, proven_move,
+        rules_from_axes, simulate, solve, solve_position, symmetric_moves, NativeGame,
+        NativeVecEnv, PyProofTable,
     };
 }
