@@ -19,9 +19,19 @@ pub const MAX_ALPHABETA_DEPTH: i32 = 64;
 pub const MAX_SOLVER_DEPTH: i32 = 10_000;
 /// The longest MCTS playout cut-off, in moves.
 pub const MAX_CUTOFF: u32 = 100_000;
+/// The most MCTS simulations of one decision.
+pub const MAX_SIMULATIONS: u32 = 1_000_000_000;
+/// The largest MCTS exploration constant.
+pub const MAX_C: f64 = 1e6;
+/// The most games of one run (results are bounded by memory too).
+pub const MAX_GAMES: u64 = 1 << 40;
+/// The most environments of one `VectorEnv`.
+pub const MAX_ENVS: u64 = 1 << 24;
+/// The longest `max_plies`.
+pub const MAX_PLIES: u32 = (1 << 31) - 1;
 
-/// The table the Python layer reads: (name, value) pairs.
-pub const TABLE: [(&str, f64); 10] = [
+/// The table the Python layer reads: (name, value) pairs (whole numbers there as ints).
+pub const TABLE: [(&str, f64); 15] = [
     ("min_side", MIN_SIDE as f64),
     ("max_side", MAX_SIDE as f64),
     ("min_players", MIN_PLAYERS as f64),
@@ -32,4 +42,9 @@ pub const TABLE: [(&str, f64); 10] = [
     ("max_solver_depth", MAX_SOLVER_DEPTH as f64),
     ("max_cutoff", MAX_CUTOFF as f64),
     ("max_cells", (MAX_SIDE * MAX_SIDE) as f64),
+    ("max_simulations", MAX_SIMULATIONS as f64),
+    ("max_c", MAX_C),
+    ("max_games", MAX_GAMES as f64),
+    ("max_envs", MAX_ENVS as f64),
+    ("max_plies", MAX_PLIES as f64),
 ];

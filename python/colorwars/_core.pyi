@@ -41,8 +41,8 @@ class _Player(Protocol):
     def greedy(self) -> float: ...
 
 __all__ = [
-    "LIMITS",
     "BURSTS",
+    "LIMITS",
     "OPENINGS",
     "RULE_PRESETS",
     "VERSION",
@@ -66,7 +66,7 @@ __all__ = [
 #: Every limit on what a caller may ask (``src/limits.rs``): ``min_side``, ``max_side``,
 #: ``min_players``, ``max_players``, ``max_threads``, ``max_seconds``, ``max_alphabeta_depth``,
 #: ``max_solver_depth``, ``max_cutoff``, ``max_cells``.
-LIMITS: dict[str, float]
+LIMITS: dict[str, int | float]
 #: The package's version (from ``Cargo.toml``, the one place it is written).
 VERSION: str
 #: The rule presets (name -> (opening, burst)), the openings and the bursts (``src/rules.rs``).

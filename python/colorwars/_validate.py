@@ -31,6 +31,7 @@ from typing import NoReturn
 
 import numpy as np
 
+from colorwars import _core
 from colorwars.errors import (
     ColorwarsError,
     ConfigError,
@@ -41,18 +42,21 @@ from colorwars.errors import (
 )
 from colorwars.rules import GameConfig, RulesLike, resolve
 
-MIN_SIDE, MAX_SIDE = 2, 32
-MIN_PLAYERS, MAX_PLAYERS = 2, 8
-MAX_GAMES = 2**40
-MAX_ENVS = 2**24
+# Every limit is the core's (src/limits.rs), read from one table; only the seed's range is a
+# property of its type (a 64-bit generator seed).
+_LIMITS = _core.LIMITS
+MIN_SIDE, MAX_SIDE = int(_LIMITS["min_side"]), int(_LIMITS["max_side"])
+MIN_PLAYERS, MAX_PLAYERS = int(_LIMITS["min_players"]), int(_LIMITS["max_players"])
+MAX_GAMES = int(_LIMITS["max_games"])
+MAX_ENVS = int(_LIMITS["max_envs"])
 MAX_SEED = 2**64 - 1
-MAX_THREADS = 256
-MAX_PLIES = 2**31 - 1
-MAX_SIMULATIONS = 10**9
-MAX_DEPTH = 64
-MAX_SECONDS = 1e6
-MAX_C = 1e6
-MAX_CUTOFF = 100_000
+MAX_THREADS = int(_LIMITS["max_threads"])
+MAX_PLIES = int(_LIMITS["max_plies"])
+MAX_SIMULATIONS = int(_LIMITS["max_simulations"])
+MAX_DEPTH = int(_LIMITS["max_alphabeta_depth"])
+MAX_SECONDS = float(_LIMITS["max_seconds"])
+MAX_C = float(_LIMITS["max_c"])
+MAX_CUTOFF = int(_LIMITS["max_cutoff"])
 """Most moves an MCTS playout may run before it is scored by the evaluation."""
 
 __all__ = [

@@ -18,7 +18,7 @@ from colorwars.rules import Rules, RulesLike, resolve
 
 __all__ = ["SearchLimitError", "Solution", "cache_path", "solve"]
 
-MAX_DEPTH = 10_000
+MAX_DEPTH = int(_core.LIMITS["max_solver_depth"])  # the core's limit (src/limits.rs)
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,11 @@ mod _core {
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         let limits = PyDict::new(m.py());
         for (name, value) in crate::limits::TABLE {
-            limits.set_item(name, value)?;
+            if value.fract() == 0.0 && value.abs() < 9e15 {
+                limits.set_item(name, value as i64)?;
+            } else {
+                limits.set_item(name, value)?;
+            }
         }
         m.add("LIMITS", limits)?;
         // The rule presets and axes: one table, the core's (rules.rs).
