@@ -1,6 +1,6 @@
 """The torture suite's machinery: the promise every call must keep, the tally of inputs tried,
 findings grouped by cause, state snapshots, and children for the calls that could abort,
-exhaust memory or hang the interpreter (see tests/test_torture.py and issue 8).
+exhaust memory or hang the interpreter (see tests/torture/ and issues 8 and 17).
 
 The promise: a call succeeds or raises a ``colorwars.ColorwarsError`` (our ``ValueError``
 subclasses), ``TypeError``, ``MemoryError`` or ``KeyboardInterrupt``; a rejected call changes
