@@ -104,7 +104,9 @@ def test_ray_with_search_players(cluster: Any) -> None:
 
 def test_prove_on_ray_equals_native(cluster: Any, tmp_path: Path) -> None:
     """The groups of first moves proven as Ray tasks: the same winners as here, their proofs
-    merged into the checkpoint (a native run resumed from it has nothing left to do)."""
+    merged into the checkpoint (a native run resumed from it proves every group again at once,
+    from those proofs: a result is derived in the run that reports it, never read from the
+    header)."""
     path = tmp_path / "ray.bin"
     remote = colorwars.prove(3, 4, rules="classic", backend="ray", checkpoint=path, verify=True)
     local = colorwars.prove(3, 4, rules="classic")
@@ -113,7 +115,8 @@ def test_prove_on_ray_equals_native(cluster: Any, tmp_path: Path) -> None:
     assert remote.checked is not None
     resumed = colorwars.prove(3, 4, rules="classic", checkpoint=path)
     assert resumed.moves == local.moves
-    assert resumed.positions == remote.positions
+    # At most a few positions searched again (for the lines), against millions the first time.
+    assert 0 <= resumed.positions - remote.positions < 1000
 
 
 def test_tournament_and_openings_on_ray_equal_local(cluster: Any) -> None:
