@@ -13,6 +13,8 @@ The three take turns in short blocks of steps (a few milliseconds each), so that
 same machine even when other work comes and goes; a round gives each a few seconds in all.
 Each figure is the best round (the least disturbed by other load), and each ratio is the
 median over rounds. Goal: the default wrapper within a few percent of the bare environment.
+The figures are also written to benchmarks/results/gymnasium.json (stamped with the commit,
+the date, the machine and the versions), which the docs read.
 
     python benchmarks/bench_gymnasium.py           # about a minute
     python benchmarks/bench_gymnasium.py --quick   # a few seconds, rougher
@@ -30,6 +32,7 @@ from collections.abc import Callable
 import colorwars
 import colorwars.gymnasium
 import gymnasium
+from _results import write_results
 
 NUM_ENVS = 4096
 BLOCK = 10  # steps a case takes in a row (about 3 ms on two cores)
@@ -114,10 +117,18 @@ def main() -> None:
             rates[name].append(rate)
 
     base = rates["bare colorwars.VectorEnv"]
+    keys = {
+        "bare colorwars.VectorEnv": "bare",
+        "gymnasium VectorEnv": "wrapper",
+        "gymnasium, copy=True": "copy",
+    }
+    figures: dict[str, float] = {}
     print(f"\n  {'':<26}{'best steps/s':>16}{'vs bare (median of rounds)':>30}")
     for name, r in rates.items():
         ratio = statistics.median(x / b for x, b in zip(r, base, strict=True))
         print(f"  {name:<26}{max(r) / 1e6:>13.2f} M{ratio:>29.1%}")
+        figures[f"{keys[name]}_steps_per_second"] = max(r)
+        figures[f"{keys[name]}_over_bare"] = ratio
     best = max(rates["gymnasium VectorEnv"]) / max(base)
     print(f"\n  wrapper / bare, best against best: {best:.1%} (goal: within a few percent)")
     bare_call, wrapped_call = call_overhead(2.0 if args.quick else 10.0)
@@ -126,6 +137,19 @@ def main() -> None:
     print(f"  the wrapper's own cost, measured on one 2x2 environment: {extra * 1e6:.2f} us a "
           f"step call ({bare_call * 1e6:.2f} bare, {wrapped_call * 1e6:.2f} wrapped), "
           f"{extra / step:.2%} of a {NUM_ENVS}-environment step ({step * 1e6:.0f} us)")  # fmt: skip
+    figures |= {
+        "wrapper_best_over_bare_best": best,
+        "wrapper_call_seconds": extra,
+        "wrapper_call_share": extra / step,
+        "step_seconds": step,
+    }
+    write_results(
+        "gymnasium",
+        figures,
+        quick=args.quick,
+        gymnasium=gymnasium.__version__,
+        threads=str(args.threads),
+    )
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ Prints, in one run:
 5. `VectorEnv` with 4096 environments on 8x8 classic, random legal actions from
    `sample_legal()`: environment steps per second, observations included.
 
-Every native figure is the best of several runs (the least disturbed by other load).
+Every native figure is the best of several runs (the least disturbed by other load). The
+figures are also written to benchmarks/results/simulate.json (stamped with the commit, the
+date, the machine and the versions), which the docs read.
 
     python benchmarks/bench_simulate.py           # about a minute
     python benchmarks/bench_simulate.py --quick   # a few seconds, rougher
@@ -24,6 +26,8 @@ import statistics
 import time
 
 import colorwars
+import numpy as np
+from _results import write_results
 from bench_engine import python_loop  # the same reference loop as the engine benchmark
 from colorwars import reference
 
@@ -80,7 +84,9 @@ def main() -> None:
     print(f"  {'case':<15}{'1 thread loop':>15}{'whole call':>13}{'call/loop':>11}"
           f"{'reference':>12}{'native/ref':>12}{'2 threads':>12}{'2/1':>7}")  # fmt: skip
     rounds = 3 if q else 7
+    figures: dict[str, float] = {}
     for name, w, h, rules, games in cases:
+        key = name.replace(" ", "_")
         one: list[tuple[float, float]] = []
         ratios: list[float] = []
         two_best = 0.0
@@ -95,12 +101,22 @@ def main() -> None:
         print(f"  {name:<15}{native / 1e6:>11.2f} M/s{call / 1e6:>9.2f} M/s{call / native:>10.1%}"
               f"{ref / 1e3:>8.1f} k/s{native / ref:>11,.0f}x{two_best / 1e6:>8.2f} M/s"
               f"{statistics.median(ratios):>6.2f}x")  # fmt: skip
+        figures |= {
+            f"{key}:native_plies_per_second": native,
+            f"{key}:call_plies_per_second": call,
+            f"{key}:call_share": call / native,
+            f"{key}:reference_plies_per_second": ref,
+            f"{key}:native_over_reference": native / ref,
+            f"{key}:two_threads_plies_per_second": two_best,
+            f"{key}:two_over_one": statistics.median(ratios),
+        }
 
     print("\n4. greedy policy (every legal move tried), one thread")
     for name, w, h, rules, games in cases:
         native, _, _ = best_simulate(repeats, games=games // 20, width=w, height=h, rules=rules,
                                      threads=1, policies="greedy")  # fmt: skip
         print(f"  {name:<15}{native / 1e6:>12.2f} M plies/s")
+        figures[f"{name.replace(' ', '_')}:greedy_plies_per_second"] = native
 
     print("\n5. VectorEnv, 4096 environments, 8x8 classic, sample_legal() + step() "
           "(goal: >= 5 M steps/s)")  # fmt: skip
@@ -108,6 +124,8 @@ def main() -> None:
         rate = env_rate(4096, threads, 0.5 if q else 2.0, 2 if q else 3)
         label = "all cores" if threads == 0 else "1 thread"
         print(f"  {label:<15}{rate / 1e6:>12.2f} M env steps/s (observations and masks included)")
+        figures[f"vecenv:{'all_cores' if threads == 0 else 'one_thread'}_steps_per_second"] = rate
+    write_results("simulate", figures, quick=q, numpy=np.__version__)
 
 
 if __name__ == "__main__":
