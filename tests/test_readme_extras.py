@@ -1,6 +1,8 @@
-"""The README's examples for the optional extras (Gymnasium, PettingZoo, OpenSpiel, the web
-app) are scripts rather than doctests, so that the README's own doctest passes without any
-extra; each runs here when its extra is installed."""
+"""The docs' examples for the optional extras (Gymnasium, PettingZoo, OpenSpiel, Ray, the web
+app) are scripts (```python blocks) rather than doctests (```pycon), so that the pages' own
+doctests pass without any extra; each runs here when its extra is installed, and is skipped
+cleanly when it is not. A script whose first line is a ``# needs ...`` comment (the Ray
+cluster form: ``# needs a running Ray cluster``) is shown, not run."""
 
 from __future__ import annotations
 
@@ -10,32 +12,43 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 
-# README section -> the package its extra installs.
+# (docs page, section heading) -> the package its extra installs.
 SECTIONS = {
-    "## PettingZoo": "pettingzoo",
-    "## Gymnasium": "gymnasium",
-    "## OpenSpiel": "pyspiel",
-    "## Web app": "starlette",
+    ("adapters.md", "## Gymnasium"): "gymnasium",
+    ("adapters.md", "## PettingZoo"): "pettingzoo",
+    ("adapters.md", "## OpenSpiel"): "pyspiel",
+    ("adapters.md", "## Ray: simulation on a cluster"): "ray",
+    ("web.md", "## The HTTP API"): "starlette",
 }
 
 
-def scripts(heading: str) -> list[str]:
-    """The ```python blocks of a README section that are scripts (not doctests)."""
-    text = README.read_text(encoding="utf-8")
+def section(page: str, heading: str) -> str:
+    """The text of a page's section, from its heading to the next heading of its level."""
+    text = (DOCS / page).read_text(encoding="utf-8")
     start = text.index(heading + "\n")
-    end = text.find("\n## ", start + len(heading))
-    section = text[start : end if end >= 0 else len(text)]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    return [b for b in blocks if not b.lstrip().startswith(">>>")]
+    level = heading.split(" ", 1)[0]
+    following = [m.start() for m in re.finditer(rf"^#{{1,{len(level)}}} ", text, flags=re.M)]
+    end = next((k for k in following if k > start), len(text))
+    return text[start:end]
 
 
-@pytest.mark.parametrize("heading", sorted(SECTIONS))
-def test_readme_example_runs(heading: str) -> None:
-    if importlib.util.find_spec(SECTIONS[heading]) is None:
-        pytest.skip(f"the {SECTIONS[heading]} extra is not installed")
-    found = scripts(heading)
-    assert found, f"the README's {heading!r} section has no runnable example"
+def scripts(page: str, heading: str) -> list[str]:
+    """The ```python blocks of a section that are scripts to run (not doctests, not shown-only
+    forms that start with a ``# needs`` comment)."""
+    blocks = re.findall(r"```python\n(.*?)```", section(page, heading), flags=re.S)
+    return [b for b in blocks if not b.lstrip().startswith((">>>", "# needs"))]
+
+
+@pytest.mark.parametrize(("page", "heading"), sorted(SECTIONS))
+def test_docs_example_runs(page: str, heading: str) -> None:
+    if not DOCS.is_dir():
+        pytest.skip("the docs pages are not part of this copy of the suite")
+    package = SECTIONS[page, heading]
+    found = scripts(page, heading)
+    assert found, f"docs/{page}'s {heading!r} section has no runnable example"
+    if importlib.util.find_spec(package) is None:
+        pytest.skip(f"the {package} extra is not installed")
     for code in found:
-        exec(compile(code, f"README {heading}", "exec"), {"__name__": "__readme__"})
+        exec(compile(code, f"docs/{page} {heading}", "exec"), {"__name__": "__docs__"})
