@@ -10,13 +10,13 @@ from typing import Any
 import colorwars
 import numpy as np
 import pytest
-from colorwars import GameOverError, InvalidPolicyError, ai, reference
+from colorwars import GameOverError, InvalidPlayerError, ai, reference
 
 PLAYERS = [
     ai.Random(seed=1),
     ai.Greedy(seed=1),
     ai.MCTS(simulations=200, seed=1),
-    ai.MCTS(simulations=100, threads=2, greedy=0.0, seed=1),
+    ai.MCTS(simulations=100, trees=2, greedy=0.0, seed=1),
     ai.AlphaBeta(depth=3),
 ]
 
@@ -42,7 +42,7 @@ def test_players_refuse_a_finished_game() -> None:
 def test_mcts_plays_several_players_and_alphabeta_refuses() -> None:
     g = colorwars.Game(width=4, height=4, players=3)
     assert ai.MCTS(simulations=100).choose(g) in g.legal_moves()
-    with pytest.raises(InvalidPolicyError, match="two-player"):
+    with pytest.raises(InvalidPlayerError, match="two-player"):
         ai.AlphaBeta(depth=2).choose(g)
 
 
@@ -56,7 +56,7 @@ def test_alphabeta_takes_a_win_in_one() -> None:
     "make",
     [
         lambda t: ai.MCTS(simulations=0, time=t),
-        lambda t: ai.MCTS(simulations=0, time=t, threads=2),
+        lambda t: ai.MCTS(simulations=0, time=t, trees=2),
         lambda t: ai.AlphaBeta(time=t),
     ],
     ids=["mcts", "mcts-2-threads", "alphabeta"],
@@ -114,8 +114,8 @@ def test_player_names_take_settings() -> None:
     assert ai.parse_player("mcts:time=1:c=0.7:solver=false:minimax=0:reuse=false") == ai.MCTS(
         time=1, c=0.7, solver=False, minimax=0.0, reuse=False
     )
-    assert ai.parse_player("MCTS:simulations=5000:threads=2") == ai.MCTS(
-        simulations=5000, threads=2
+    assert ai.parse_player("MCTS:simulations=5000:trees=2") == ai.MCTS(
+        simulations=5000, trees=2
     )
     assert ai.parse_player("alphabeta:time=0.25") == ai.AlphaBeta(time=0.25)
     assert ai.parse_player("alphabeta:depth=3:seed=4") == ai.AlphaBeta(depth=3, seed=4)
@@ -142,7 +142,7 @@ def test_player_names_take_settings() -> None:
     ],
 )
 def test_bad_players(bad: str) -> None:
-    with pytest.raises(InvalidPolicyError):
+    with pytest.raises(InvalidPlayerError):
         ai.parse_player(bad)
 
 
@@ -150,7 +150,7 @@ def test_bad_budgets() -> None:
     for make in (
         lambda: ai.MCTS(simulations=-1),
         lambda: ai.MCTS(c=-1.0),
-        lambda: ai.MCTS(threads=0),
+        lambda: ai.MCTS(trees=0),
         lambda: ai.MCTS(greedy=1.5),
         lambda: ai.MCTS(time=0),
         lambda: ai.MCTS(minimax=1.5),
@@ -160,7 +160,7 @@ def test_bad_budgets() -> None:
         lambda: ai.MCTS(reuse=1),  # type: ignore[arg-type]
         lambda: ai.AlphaBeta(depth=0),
     ):
-        with pytest.raises(InvalidPolicyError):
+        with pytest.raises(InvalidPlayerError):
             make()
 
 
@@ -305,7 +305,7 @@ def test_bad_arguments_are_clear_errors() -> None:
         ai.match([ai.Random(), ai.Random()], 2, first_move=25)
     with pytest.raises(colorwars.ConfigError, match="max_depth"):
         colorwars.solve(3, 3, max_depth=0, cache=False)
-    with pytest.raises(InvalidPolicyError, match="two players"):
+    with pytest.raises(InvalidPlayerError, match="two players"):
         ai.tournament([ai.Random()], 2)
 
 
@@ -357,7 +357,7 @@ def test_mcts_analysis_reports_every_legal_move() -> None:
     assert best.cell == player.choose(g) == 0  # a1 wins at once
     assert best.win_rate == 1.0  # every playout through a won position is a win
     assert all(m.win_rate is None or 0 <= m.win_rate <= 1 for m in moves)
-    with pytest.raises(InvalidPolicyError, match="only MCTS"):
+    with pytest.raises(InvalidPlayerError, match="only MCTS"):
         colorwars._core.ai_analyse(g._native, ai.Greedy().native_spec(), 0)
 
 
@@ -410,7 +410,7 @@ def test_solve_from_a_position_agrees_with_brute_force(
 
 
 def test_solve_from_a_position_refuses_what_it_cannot_solve() -> None:
-    with pytest.raises(InvalidPolicyError, match="two-player"):
+    with pytest.raises(InvalidPlayerError, match="two-player"):
         colorwars.solve(colorwars.Game(width=3, height=3, players=3))
     with pytest.raises(TypeError):
         colorwars.solve("3x3")

@@ -80,7 +80,7 @@ def test_simulate_options_and_output(tmp_path: Path, capsys: pytest.CaptureFixtu
             "classic",
             "--players",
             "3",
-            "--policies",
+            "--seats",
             "greedy,random,random",
             "--first",
             "b",
@@ -95,9 +95,9 @@ def test_simulate_options_and_output(tmp_path: Path, capsys: pytest.CaptureFixtu
         ]
     )
     assert code == 0
-    summary = json.loads(capsys.readouterr().out.split("per-game results")[0])
+    summary = json.loads(capsys.readouterr().out)  # stdout is the JSON alone
     assert summary["board"] == "6x4"
-    assert summary["policies"] == ["greedy", "random", "random"]
+    assert summary["seats"] == ["greedy", "random", "random"]
     doc = json.loads(out_file.read_text())
     assert len(doc["moves"]) == 500
     assert max(doc["games"]["plies"]) <= 40
@@ -111,7 +111,7 @@ def test_simulate_options_and_output(tmp_path: Path, capsys: pytest.CaptureFixtu
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--policies", "smart"], "invalid player"),
+        (["--seats", "smart"], "invalid player"),
         (["--size", "1x5"], "2 to 32"),
         (["--games", "-5"], "number of games"),
         (["--output", "x.txt"], ".csv or .json"),
@@ -134,7 +134,7 @@ def test_solve_command(
 
 def test_tournament_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
-        main(["tournament", "--policies", "random,greedy", "--games", "20", "--size", "4x4"]) == 0
+        main(["tournament", "--entrants", "random,greedy", "--games", "20", "--size", "4x4"]) == 0
     )
     out = capsys.readouterr().out
     assert "round robin, 4x4 colorwars" in out
@@ -159,7 +159,7 @@ def test_openings_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_bad_player_names_are_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["tournament", "--players", "random,wizard", "--games", "2"]) == 1
+    assert main(["tournament", "--entrants", "random,wizard", "--games", "2"]) == 1
     assert "invalid player" in capsys.readouterr().err
 
 

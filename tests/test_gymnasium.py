@@ -22,8 +22,8 @@ from colorwars.errors import (  # noqa: E402
     GameOverError,
     IllegalMoveError,
     InvalidMoveError,
+    InvalidPlayerError,
     InvalidPlayersError,
-    InvalidPolicyError,
     InvalidRulesError,
     InvalidSizeError,
 )
@@ -294,11 +294,11 @@ def test_max_plies_truncates() -> None:
         ({"players": 1.5}, InvalidPlayersError),
         ({"rules": "chess"}, InvalidRulesError),
         ({"first": 2}, InvalidPlayersError),
-        ({"opponent": "stockfish"}, InvalidPolicyError),
-        ({"opponent": 3}, InvalidPolicyError),
-        ({"opponent": ["random", "greedy"]}, InvalidPolicyError),
-        ({"players": 3, "opponent": ["random"]}, InvalidPolicyError),
-        ({"opponent": "mcts:0"}, InvalidPolicyError),
+        ({"opponent": "stockfish"}, InvalidPlayerError),
+        ({"opponent": 3}, InvalidPlayerError),
+        ({"opponent": ["random", "greedy"]}, InvalidPlayerError),
+        ({"players": 3, "opponent": ["random"]}, InvalidPlayerError),
+        ({"opponent": "mcts:0"}, InvalidPlayerError),
         ({"seat": 2}, InvalidPlayersError),
         ({"seat": -1}, InvalidPlayersError),
         ({"seat": "any"}, InvalidPlayersError),
@@ -317,7 +317,7 @@ def test_bad_arguments(kwargs: dict[str, Any], error: type[Exception]) -> None:
             gymnasium.make(cg.ENV_ID, **kwargs)
 
 
-@pytest.mark.parametrize("make", [cg.ColorWarsEnv, lambda: cg.VectorEnv(num_envs=4)])
+@pytest.mark.parametrize("make", [cg.ColorWarsEnv, lambda: cg.GymVectorEnv(num_envs=4)])
 def test_bad_reset_arguments(make: Any) -> None:
     env = make()
     for seed in (-1, 2**64, 1.5, "0", True):
@@ -333,7 +333,7 @@ def test_bad_reset_arguments(make: Any) -> None:
 
 
 def test_vector_spaces_and_shapes() -> None:
-    envs = cg.VectorEnv(num_envs=16, width=5, height=4, players=3, rules="colorwars")
+    envs = cg.GymVectorEnv(num_envs=16, width=5, height=4, players=3, rules="colorwars")
     assert isinstance(envs, gymnasium.vector.VectorEnv)
     assert envs.num_envs == 16
     assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
@@ -355,7 +355,7 @@ def test_vector_spaces_and_shapes() -> None:
         assert terminated.dtype == truncated.dtype == np.bool_
         assert np.array_equal(info["_final_obs"], terminated | truncated)
         assert np.array_equal(info["illegal"], rewards == -1)
-    assert repr(envs).startswith("colorwars.gymnasium.VectorEnv(num_envs=16, width=5")
+    assert repr(envs).startswith("colorwars.gymnasium.GymVectorEnv(num_envs=16, width=5")
     envs.close()
     envs.close()  # closing twice is fine
     with pytest.raises(ClosedEnvironmentError):
@@ -374,7 +374,7 @@ def test_vector_spaces_and_shapes() -> None:
     ],
 )
 def test_vector_agrees_with_native(kwargs: dict[str, Any]) -> None:
-    envs = cg.VectorEnv(num_envs=64, **kwargs)
+    envs = cg.GymVectorEnv(num_envs=64, **kwargs)
     native = colorwars.VectorEnv(num_envs=64, illegal="lose", **kwargs)
     a, b = envs.reset(seed=11), native.reset(seed=11)
     assert np.array_equal(a[0], b[0])
@@ -395,7 +395,7 @@ def test_vector_agrees_with_native(kwargs: dict[str, Any]) -> None:
 
 def test_vector_same_step_autoreset() -> None:
     # On 2x2 colorwars every game ends within 4 moves (RULES.md §4).
-    envs = cg.VectorEnv(num_envs=32, width=2, height=2, rules="colorwars")
+    envs = cg.GymVectorEnv(num_envs=32, width=2, height=2, rules="colorwars")
     obs, info = envs.reset(seed=5)
     fresh = obs.copy()
     assert not fresh.any()
@@ -423,7 +423,7 @@ def test_vector_same_step_autoreset() -> None:
 
 
 def test_vector_truncation_and_copies() -> None:
-    envs = cg.VectorEnv(num_envs=8, width=8, height=8, rules="classic", max_plies=3, copy=True)
+    envs = cg.GymVectorEnv(num_envs=8, width=8, height=8, rules="classic", max_plies=3, copy=True)
     obs, info = envs.reset(seed=0)
     kept = []
     for t in range(3):
@@ -439,7 +439,7 @@ def test_vector_truncation_and_copies() -> None:
     assert (info["episode_plies"] == 3).all()
     assert info["final_obs"].sum() == 3 * 8
 
-    envs = cg.VectorEnv(num_envs=8, width=8, height=8, rules="classic")  # copy=False: views
+    envs = cg.GymVectorEnv(num_envs=8, width=8, height=8, rules="classic")  # copy=False: views
     obs, info = envs.reset(seed=0)
     obs2, *_ = envs.step(envs.sample_legal())
     assert np.shares_memory(obs, obs2)
@@ -447,7 +447,7 @@ def test_vector_truncation_and_copies() -> None:
 
 
 def test_vector_illegal_raise_and_bad_arguments() -> None:
-    envs = cg.VectorEnv(num_envs=4, width=3, height=3, illegal="raise")
+    envs = cg.GymVectorEnv(num_envs=4, width=3, height=3, illegal="raise")
     envs.reset(seed=0)
     envs.step([4, 4, 4, 4])
     with pytest.raises(IllegalMoveError):
@@ -467,14 +467,14 @@ def test_vector_illegal_raise_and_bad_arguments() -> None:
         ({"copy": "yes"}, ConfigError),
     ]:
         with pytest.raises(error):
-            cg.VectorEnv(**kwargs)
+            cg.GymVectorEnv(**kwargs)
     with pytest.raises(MemoryError):
-        cg.VectorEnv(num_envs=2**24, width=32, height=32, players=8)
+        cg.GymVectorEnv(num_envs=2**24, width=32, height=32, players=8)
 
 
 def test_vector_with_gymnasium_wrappers() -> None:
     envs = gymnasium.wrappers.vector.RecordEpisodeStatistics(
-        cg.VectorEnv(num_envs=16, width=3, height=3, rules="colorwars")
+        cg.GymVectorEnv(num_envs=16, width=3, height=3, rules="colorwars")
     )
     envs.reset(seed=0)
     lengths = []

@@ -14,8 +14,8 @@ from pathlib import Path
 import colorwars
 import pytest
 from colorwars import ConfigError, reference
-from colorwars.cli import main
 from colorwars._files import seal, unseal
+from colorwars.cli import main
 from colorwars.proof import CHECKPOINT_FORMAT, CHECKPOINT_KIND, walk_strategy
 
 BOARDS = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (2, 5)]
@@ -162,7 +162,7 @@ def test_bad_arguments_are_refused(kwargs: dict[str, object], error: type[Except
 
 
 def test_more_than_two_players_are_refused() -> None:
-    with pytest.raises(colorwars.InvalidPolicyError, match="two-player"):
+    with pytest.raises(colorwars.InvalidPlayerError, match="two-player"):
         colorwars.prove(colorwars.Game(3, 3, players=3))
 
 
@@ -175,7 +175,8 @@ def test_the_cli_proves_and_keeps_a_checkpoint(
     assert "3x3 colorwars: player b wins" in out
     assert "a1/c1/a3/c3: b" in out
     assert path.exists()
-    assert main(["solve", "3x3", "--method", "pn", "--memory", "8M", "--no-split"]) == 0
+    args = ["solve", "3x3", "--rules", "classic", "--method", "pn", "--memory", "8M", "--no-split"]
+    assert main(args) == 0
     assert "player a wins" in capsys.readouterr().out
 
 

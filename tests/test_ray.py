@@ -43,7 +43,7 @@ def test_split_games() -> None:
 def test_ray_equals_local(cluster: Any, shards: int | list[int]) -> None:
     kw: dict[str, Any] = {
         "games": 1000, "width": 6, "height": 6, "players": 3, "rules": "classic",
-        "policies": ["greedy", "random", "random"], "seed": 5, "record": True,
+        "seats": ["greedy", "random", "random"], "seed": 5, "record": True,
     }  # fmt: skip
     local = colorwars.simulate(**kw)
     remote = colorwars.simulate(**kw, backend="ray", shards=shards)
@@ -62,13 +62,30 @@ def test_progress_as_shards_finish(cluster: Any) -> None:
     assert sorted(d for d, _ in seen) == [d for d, _ in seen]
 
 
-def test_a_failed_task_is_retried(cluster: Any, tmp_path: Path) -> None:
+def test_a_failed_task_is_retried(
+    cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each shard's first attempt fails (an injected error); Ray retries it and no game is
     lost."""
+    from colorwars import distributed
+
+    run_shard = distributed._run_shard
+    markers = str(tmp_path)
+
+    # Defined here, so Ray ships it by value to its workers; a marker file per shard
+    # remembers the first attempt.
+    def fails_once(args: dict[str, Any], start: int, count: int) -> dict[str, Any]:
+        from pathlib import Path
+
+        marker = Path(markers) / f"shard-{start // 200}"
+        if not marker.exists():
+            marker.touch()
+            raise RuntimeError(f"injected failure of the shard at game {start}")
+        return run_shard(args, start, count)
+
+    monkeypatch.setattr(distributed, "_run_shard", fails_once)
     local = colorwars.simulate(games=600, seed=9)
-    remote = colorwars.simulate(
-        games=600, seed=9, backend="ray", shards=3, _fault_dir=str(tmp_path)
-    )
+    remote = colorwars.simulate(games=600, seed=9, backend="ray", shards=3)
     same_games(local, remote)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shard-0", "shard-1", "shard-2"]
 
@@ -76,7 +93,7 @@ def test_a_failed_task_is_retried(cluster: Any, tmp_path: Path) -> None:
 def test_a_shard_that_keeps_failing_is_named(cluster: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from colorwars import distributed
 
-    def always_fails(args: dict[str, Any], start: int, count: int, fault: object) -> None:
+    def always_fails(args: dict[str, Any], start: int, count: int) -> None:
         raise RuntimeError("this node is broken")
 
     monkeypatch.setattr(distributed, "_run_shard", always_fails)
@@ -94,7 +111,7 @@ def test_cli_ray_backend(cluster: Any, capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_ray_with_search_players(cluster: Any) -> None:
-    kw: dict[str, Any] = {"games": 24, "width": 4, "height": 4, "policies": ["mcts:50", "greedy"],
+    kw: dict[str, Any] = {"games": 24, "width": 4, "height": 4, "seats": ["mcts:50", "greedy"],
                           "seed": 3, "record": True}  # fmt: skip
     local = colorwars.simulate(**kw)
     remote = colorwars.simulate(**kw, backend="ray", shards=[5, 19])
@@ -142,6 +159,6 @@ def test_tournament_and_openings_on_ray_equal_local(cluster: Any) -> None:
 def test_cli_tournament_on_ray(cluster: Any, capsys: pytest.CaptureFixture[str]) -> None:
     from colorwars.cli import main
 
-    argv = ["tournament", "--policies", "random,greedy", "--games", "6", "--backend", "ray"]
+    argv = ["tournament", "--entrants", "random,greedy", "--games", "6", "--backend", "ray"]
     assert main(argv) == 0
     assert "round robin" in capsys.readouterr().out

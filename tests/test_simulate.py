@@ -8,7 +8,7 @@ from pathlib import Path
 import colorwars
 import numpy as np
 import pytest
-from colorwars import InvalidPolicyError, reference
+from colorwars import InvalidPlayerError, reference
 from colorwars.simulation import wilson_interval
 
 
@@ -24,7 +24,7 @@ def test_same_seed_same_games_whatever_the_threads() -> None:
 
 
 @pytest.mark.parametrize(
-    ("rules", "size", "players", "policies"),
+    ("rules", "size", "players", "seats"),
     [
         ("colorwars", (5, 5), 2, "random"),
         ("classic", (4, 6), 3, ["greedy", "random", "greedy"]),
@@ -33,11 +33,11 @@ def test_same_seed_same_games_whatever_the_threads() -> None:
     ],
 )
 def test_simulated_games_replay_on_both_engines(
-    rules: str, size: tuple[int, int], players: int, policies: str | list[str]
+    rules: str, size: tuple[int, int], players: int, seats: str | list[str]
 ) -> None:
     r = colorwars.simulate(
         games=400, width=size[0], height=size[1], players=players, rules=rules,
-        policies=policies, seed=3, record=True,
+        seats=seats, seed=3, record=True,
     )  # fmt: skip
     for i in range(0, 400, 23):
         moves = r.moves(i)
@@ -59,7 +59,7 @@ def test_simulated_games_replay_on_both_engines(
 def test_greedy_moves_are_greedy() -> None:
     """Every move of a greedy seat leaves it with the most orbs any legal move would."""
     r = colorwars.simulate(
-        games=30, width=4, height=4, rules="classic", policies="greedy", seed=5, record=True
+        games=30, width=4, height=4, rules="classic", seats="greedy", seed=5, record=True
     )
     for i in range(30):
         g = colorwars.Game(width=4, height=4, rules="classic")
@@ -86,9 +86,9 @@ def test_greedy_beats_random(seat: int) -> None:
     # seat wins 56.2% (README, "Simulation": greedy above 85% in the first seat).
     greedy_wins = [0.901, 0.775][seat]
     random_wins = [0.562, 0.438][seat]
-    policies = ["random", "random"]
-    policies[seat] = "greedy"
-    r = colorwars.simulate(games=4000, policies=policies, seed=2)
+    seats = ["random", "random"]
+    seats[seat] = "greedy"
+    r = colorwars.simulate(games=4000, seats=seats, seed=2)
     s = r.summary()
     n = s["finished"]
     assert n == 4000
@@ -182,8 +182,8 @@ def test_moves_need_record() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"policies": "minimax"}, InvalidPolicyError, "random, greedy"),
-        ({"policies": ["random"]}, InvalidPolicyError, "one per seat"),
+        ({"seats": "minimax"}, InvalidPlayerError, "random, greedy"),
+        ({"seats": ["random"]}, InvalidPlayerError, "one per seat"),
         ({"games": -1}, colorwars.ConfigError, "number of games"),
         ({"games": 1.5}, colorwars.ConfigError, "number of games"),
         ({"seed": -3}, colorwars.ConfigError, "seed"),
@@ -223,13 +223,13 @@ def test_missing_ray_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> Non
         colorwars.simulate(games=10, backend="ray")
 
 
-def test_search_players_as_policies() -> None:
+def test_search_players_as_seats() -> None:
     """MCTS and alpha-beta seats run in the native match loop; random and greedy seats give
     the same games there as in the simulation loop."""
     r = colorwars.simulate(
-        games=30, width=4, height=4, policies=["mcts:100", "alphabeta:2"], seed=2, record=True
+        games=30, width=4, height=4, seats=["mcts:100", "alphabeta:2"], seed=2, record=True
     )
-    assert r.policies == ("mcts(100)", "alphabeta(2)")
+    assert r.seats == ("mcts(100)", "alphabeta(2)")
     assert (r.winners >= 0).all()
     g = colorwars.Game(4, 4)
     for m in r.moves(3):
@@ -237,11 +237,11 @@ def test_search_players_as_policies() -> None:
     assert g.winner == r.winners[3]
     from colorwars import ai
 
-    fast = colorwars.simulate(games=200, policies="greedy", seed=6)
+    fast = colorwars.simulate(games=200, seats="greedy", seed=6)
     slow = ai.match([ai.Greedy(), ai.Greedy()], 200, seed=6)  # always the match loop
     assert np.array_equal(fast.plies, slow["plies"])
     assert np.array_equal(fast.winners, slow["winners"])
     seen: list[int] = []
-    colorwars.simulate(games=20, width=4, height=4, policies="mcts:50",
+    colorwars.simulate(games=20, width=4, height=4, seats="mcts:50",
                        progress=lambda d, t: seen.append(d))  # fmt: skip
     assert seen[-1] == 20

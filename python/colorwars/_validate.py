@@ -7,8 +7,8 @@ one error class, used by the Python API, the CLI and every adapter alike.
 | players (a count)                 | 2 to 8, at most the cells        | ``InvalidPlayersError``|
 | first, player (a seat)            | 0 to players - 1                 | ``InvalidPlayersError``|
 | rules                             | a preset, OPENING+BURST, Rules   | ``InvalidRulesError``  |
-| policies / seats (the players)    | names or ``colorwars.ai`` players| ``InvalidPolicyError`` |
-| simulations, depth, time, c, ...  | see ``colorwars.players``        | ``InvalidPolicyError`` |
+| seats (the players of the seats)  | names or ``colorwars.ai`` players| ``InvalidPlayerError`` |
+| simulations, depth, time, trees,..| see ``colorwars.players``        | ``InvalidPlayerError`` |
 | games                             | 0 to 2**40 (and memory)          | ``ConfigError``        |
 | num_envs                          | 1 to 2**24 (and memory)          | ``ConfigError``        |
 | seed                              | 0 to 2**64 - 1                   | ``ConfigError``        |
@@ -35,8 +35,8 @@ from colorwars import _core
 from colorwars.errors import (
     ColorwarsError,
     ConfigError,
+    InvalidPlayerError,
     InvalidPlayersError,
-    InvalidPolicyError,
     InvalidSizeError,
     show,
 )
@@ -195,20 +195,20 @@ def max_plies(value: object) -> int | None:
 
 
 def simulations(value: object, low: int) -> int:
-    return whole(value, "simulations", low, MAX_SIMULATIONS, InvalidPolicyError)
+    return whole(value, "simulations", low, MAX_SIMULATIONS, InvalidPlayerError)
 
 
 def depth(value: object) -> int:
-    return whole(value, "depth", 1, MAX_DEPTH, InvalidPolicyError)
+    return whole(value, "depth", 1, MAX_DEPTH, InvalidPlayerError)
 
 
-def seconds(value: object) -> float | None:
+def time_budget(value: object) -> float | None:
     """A time budget in seconds, or None."""
     if value is None:
         return None
-    t = number(value, "time", 0.0, MAX_SECONDS, InvalidPolicyError)
+    t = number(value, "time", 0.0, MAX_SECONDS, InvalidPlayerError)
     if t <= 0:
-        fail(InvalidPolicyError, "time", value, "expected seconds > 0, or None")
+        fail(InvalidPlayerError, "time", value, "expected seconds > 0, or None")
     return t
 
 

@@ -19,7 +19,8 @@ import numpy.typing as npt
 
 from colorwars import _core
 from colorwars import _validate as check
-from colorwars.errors import ConfigError, InvalidPolicyError
+from colorwars._deprecation import renamed_argument
+from colorwars.errors import ConfigError, InvalidPlayerError
 from colorwars.players import (
     MCTS,
     AlphaBeta,
@@ -67,7 +68,7 @@ def _backend(backend: object, address: object) -> tuple[str, str | None]:
 def _players_list(players: object, what: str) -> list[Player]:
     """A list of players (objects or names) for seats or a tournament."""
     if isinstance(players, str) or not isinstance(players, Sequence):
-        check.fail(InvalidPolicyError, what, players, "expected a list of players or names")
+        check.fail(InvalidPlayerError, what, players, "expected a list of players or names")
     return seat_players(players, len(players))
 
 
@@ -213,7 +214,7 @@ def tournament(
     players = _players_list(players, "players")
     n = len(players)
     if n < 2:
-        raise InvalidPolicyError(
+        raise InvalidPlayerError(
             f"invalid players: a tournament needs at least two players, {n} given"
         )
     width, height = check.size(width, height)
@@ -248,9 +249,9 @@ def tournament(
 
 
 def opening_win_rates(
-    first: Player | str,
-    second: Player | str,
-    games_per_cell: int,
+    player_a: Player | str | None = None,
+    player_b: Player | str | None = None,
+    games_per_cell: int = 100,
     width: int = 5,
     height: int = 5,
     rules: RulesLike = "colorwars",
@@ -259,15 +260,24 @@ def opening_win_rates(
     progress: Callable[[int, int], object] | None = None,
     backend: str = "local",
     address: str | None = None,
+    *,
+    first: Player | str | None = None,
+    second: Player | str | None = None,
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
     """The first player's win rate for each opening cell (shape ``(height, width)``), the
-    first move forced to that cell and the rest played by ``first`` and ``second``; with the
-    number of games per cell. Every cell's games run in one native batch on all cores;
-    ``progress(games_done, games)`` is called about ten times a second; ``backend="ray"``
-    plays each cell's games as a Ray task (the same games)."""
+    first move forced to that cell and the rest played by ``player_a`` (seat a, who moves
+    first) and ``player_b`` (seat b); with the number of games per cell. Every cell's games
+    run in one native batch on all cores; ``progress(games_done, games)`` is called about ten
+    times a second; ``backend="ray"`` plays each cell's games as a Ray task (the same games).
+    ``first=`` and ``second=`` are the deprecated old names of ``player_a`` and
+    ``player_b`` (``first`` is the seat that starts, everywhere else)."""
+    player_a = renamed_argument("opening_win_rates", "first", "player_a", first, player_a)
+    player_b = renamed_argument("opening_win_rates", "second", "player_b", second, player_b)
+    if player_a is None or player_b is None:
+        raise TypeError("opening_win_rates() needs player_a and player_b (seat a's and b's)")
     rules = resolve(rules)
     width, height = check.size(width, height)
-    seats = seat_players([first, second], 2)
+    seats = seat_players([player_a, player_b], 2)
     games_per_cell = check.games(games_per_cell)
     seed = check.seed(seed)
     threads = check.threads(threads)

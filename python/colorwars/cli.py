@@ -18,42 +18,22 @@ import numpy as np
 from rich.console import Console
 from rich.text import Text
 
-from colorwars._common import PLAYER_LETTERS, board_layout, column_name
+from colorwars import __version__
+from colorwars._board_style import BURST, PLAYER_STYLES, board_text
+from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars._files import atomic_open, check_output
 from colorwars._validate import show
 from colorwars.errors import (
-    BackendError,
     ColorwarsError,
     ConfigError,
     FileError,
-    InvalidPolicyError,
+    InvalidPlayerError,
     InvalidRecordError,
+    missing_extra,
 )
 from colorwars.record import GameFactory, GameRecord
 
-# One colour per player, in seat order.
-PLAYER_STYLES = ("bold red", "bold blue", "bold green", "bold yellow",
-                 "bold magenta", "bold cyan", "bold white", "bold bright_black")  # fmt: skip
-
-
-def board_text(
-    width: int, counts: Sequence[int], owners: Sequence[int], bursts: Sequence[int] = ()
-) -> Text:
-    """The board in colour (the layout of ``str(game)``); cells that just burst are
-    underlined."""
-    header, rows = board_layout(width, counts, owners)
-    text = Text(header + "\n")
-    burst_set = set(bursts)
-    for y, (label, cells) in enumerate(rows):
-        if y:
-            text.append("\n")
-        text.append(label)
-        for x, (i, cell, owner) in enumerate(cells):
-            if x:
-                text.append(" ")
-            style = "dim" if owner < 0 else PLAYER_STYLES[owner]
-            text.append(cell, style=style + (" underline" if i in burst_set else ""))
-    return text
+__all__ = ["PLAYER_STYLES", "board_text", "build_parser", "main", "parse_seat"]
 
 
 # The largest record `replay` reads (a record of every move of a long 32x32 game is far smaller).
@@ -103,15 +83,21 @@ def cmd_replay(args: argparse.Namespace, console: Console) -> int:
         if args.quiet:
             continue
         console.print(
-            f"\n[bold]{number}.[/bold] player [{PLAYER_STYLES[mover]}]"
-            f"{PLAYER_LETTERS[mover]}[/] plays {game.cell_name(cell)}"
-            + (f": {len(waves)} wave{'s' * (len(waves) != 1)}" if waves else "")
+            Text.assemble(
+                "\n",
+                (f"{number}.", "bold"),
+                " player ",
+                (PLAYER_LETTERS[mover], PLAYER_STYLES[mover]),
+                f" plays {game.cell_name(cell)}",
+                f": {len(waves)} wave{'s' * (len(waves) != 1)}" if waves else "",
+            )
         )
         for k, wave in enumerate(waves, 1):
             names = " ".join(game.cell_name(c) for c in wave.bursts)
             console.print(f"  wave {k}: {names} burst")
             if not args.final_only:
-                console.print(board_text(record.width, wave.counts, wave.owners, wave.bursts))
+                marks = dict.fromkeys(wave.bursts, BURST)
+                console.print(board_text(record.width, wave.counts, wave.owners, marks))
         if not waves and not args.final_only:
             console.print(board_text(record.width, game.counts(), game.owners()))
     console.print("\n[bold]final position[/bold]")
@@ -145,7 +131,8 @@ def _count(text: str) -> int:
     return int(text)
 
 
-def _player(text: str) -> int:
+def parse_seat(text: str) -> int:
+    """A seat on the command line: its letter (``a`` to ``h``) or its number (0 to 7)."""
     if len(text) == 1 and text in PLAYER_LETTERS:
         return PLAYER_LETTERS.index(text)
     if text.isdigit() and int(text) < len(PLAYER_LETTERS):
@@ -153,7 +140,30 @@ def _player(text: str) -> int:
     raise argparse.ArgumentTypeError(f"{show(text)} is not a player (a to h, or 0 to 7)")
 
 
+def note(message: str) -> None:
+    """One line on stderr, never markup (what a command says besides what was asked)."""
+    with contextlib.suppress(BrokenPipeError):
+        _Console(stderr=True, highlight=False).print(Text(message), soft_wrap=True)
+
+
+def require_matplotlib(needs: str) -> Any:
+    """matplotlib's pyplot on the Agg backend, or ``MissingExtraError`` (checked before a run
+    whose result it draws, not after)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise missing_extra("plot", f"{needs} needs matplotlib", "matplotlib") from None
+    return plt
+
+
 def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
+    if args.record and not (args.output and args.output.lower().endswith(".json")):
+        raise ConfigError(
+            "--record keeps every game's moves in the JSON output: it needs --output F.json"
+        )
     output = writable_output(args.output, (".csv", ".json"), "results") if args.output else None
     existed = output is not None and output.exists()
     try:
@@ -172,14 +182,13 @@ def _simulate(args: argparse.Namespace, console: Console, output: Path | None) -
     from colorwars.simulation import simulate
 
     width, height = args.size
-    names = args.policies.split(",")
-    policies = names[0] if len(names) == 1 else names  # one name plays every seat
+    names = args.seats.split(",")
+    seats = names[0] if len(names) == 1 else names  # one name plays every seat
     kwargs = {
         "games": args.games, "width": width, "height": height, "players": args.players,
-        "rules": args.rules, "policies": policies, "seed": args.seed, "threads": args.threads,
+        "rules": args.rules, "seats": seats, "seed": args.seed, "threads": args.threads,
         "max_plies": args.max_plies, "first": args.first, "backend": args.backend,
-        "address": args.address, "shards": args.shards,
-        "record": bool(args.record and args.output and args.output.endswith(".json")),
+        "address": args.address, "shards": args.shards, "record": args.record,
     }  # fmt: skip
     show_bar = not args.no_progress and console.is_terminal and args.games >= 50_000
     if args.backend == "local" and (args.address or args.shards):
@@ -200,13 +209,13 @@ def _simulate(args: argparse.Namespace, console: Console, output: Path | None) -
             f"seed {s['seed']}"
         )
         table = Table(title=title, title_justify="left")
-        for name in ("seat", "policy", "wins", "win rate", "95% interval"):
-            table.add_column(name, justify="left" if name in ("seat", "policy") else "right")
+        for name in ("seat", "player", "wins", "win rate", "95% interval"):
+            table.add_column(name, justify="left" if name in ("seat", "player") else "right")
         for seat in range(s["players"]):
             lo, hi = s["win_rate_ci95"][seat]
             table.add_row(
                 PLAYER_LETTERS[seat] + (" (first)" if seat == result.first else ""),
-                Text(s["policies"][seat]),
+                Text(s["seats"][seat]),
                 f"{s['wins'][seat]:,}",
                 f"{s['win_rate'][seat]:.2%}",
                 f"{lo:.2%} - {hi:.2%}",
@@ -234,7 +243,8 @@ def _simulate(args: argparse.Namespace, console: Console, output: Path | None) -
     if output is not None:
         result.write(output)
         try:
-            console.print(Text(f"per-game results written to {output}"))
+            # On stderr: stdout holds only what was asked (the JSON with --json).
+            note(f"per-game results written to {output}")
         except KeyboardInterrupt:
             return 130  # the file is written whole; only this line was cut short
     return 0
@@ -280,19 +290,36 @@ class _Bar:
             self.bar.update(self.task, completed=done, total=total)
 
 
+def _show_progress(args: argparse.Namespace, console: Console) -> bool:
+    """Progress is shown on a terminal, unless ``--no-progress``."""
+    return console.is_terminal and not getattr(args, "no_progress", False)
+
+
 def cmd_solve(args: argparse.Namespace, console: Console) -> int:
-    from colorwars.solver import cache_path, solve
+    from colorwars import solver
 
     width, height = args.size
     long_run = (args.time, args.memory, args.checkpoint) != (None, None, None)
     if args.method == "pn" or long_run or args.backend != "local":
         return _prove(args, console)
-    solution = solve(
-        width, height, rules=args.rules, max_depth=args.max_depth, cache=not args.no_cache
-    )
+    status = console.status("solving ...") if _show_progress(args, console) else None
+    with status or contextlib.nullcontext():
+        progress = None
+        if status is not None:
+            start = time.perf_counter()
+            what = f"solving {width}x{height} {args.rules}"
+
+            def progress(positions: int) -> None:
+                secs = time.perf_counter() - start
+                status.update(Text(f"{what}: {positions:,} positions, {secs:,.0f} s", style="dim"))
+
+        solution = solver.solve(
+            width, height, rules=args.rules, max_depth=args.max_depth,
+            cache=not args.no_cache, progress=progress,
+        )  # fmt: skip
     console.print(Text(str(solution)), soft_wrap=True)
     if not args.no_cache:
-        console.print(Text(f"(kept in {cache_path()})", style="dim"))
+        console.print(Text(f"(kept in {solver.cache_path()})", style="dim"))
     return 0
 
 
@@ -303,13 +330,16 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
 
     width, height = args.size
     start = time.perf_counter()
-    with console.status("proving ...") as status:
+    status = console.status("proving ...") if _show_progress(args, console) else None
+    with status or contextlib.nullcontext():
+        progress = None
+        if status is not None:
 
-        def progress(message: str, positions: int) -> None:
-            secs = time.perf_counter() - start
-            status.update(
-                Text(f"proving {message}: {positions:,} positions, {secs:,.0f} s", style="dim")
-            )
+            def progress(message: str, positions: int) -> None:
+                secs = time.perf_counter() - start
+                status.update(
+                    Text(f"proving {message}: {positions:,} positions, {secs:,.0f} s", style="dim")
+                )
 
         proof = prove(
             width,
@@ -335,8 +365,9 @@ def _backend_flags(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--address", help="with --backend ray: the cluster (default: start one)")
 
 
-def _players(text: str) -> list[Any]:
-    from colorwars.ai import parse_player
+def _player_list(text: str) -> list[Any]:
+    """Players from a comma list of names (``parse_player`` reads each)."""
+    from colorwars.players import parse_player
 
     return [parse_player(name) for name in text.split(",") if name.strip()]
 
@@ -347,7 +378,7 @@ def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
     from colorwars.ai import tournament
 
     width, height = args.size
-    players = _players(args.policies)
+    players = _player_list(args.entrants)
     with _Bar(console, "matches") as bar:
         result = tournament(
             players, args.games, width, height, args.rules, args.seed, args.threads,
@@ -388,26 +419,31 @@ def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
 
 
 def cmd_openings(args: argparse.Namespace, console: Console) -> int:
-    from colorwars.ai import opening_win_rates, parse_player
+    from colorwars import ai
+    from colorwars.players import parse_player
 
     width, height = args.size
-    names = args.policies.split(",")
+    names = args.seats.split(",")
     if len(names) != 2:
-        raise InvalidPolicyError(
-            f"invalid policies {show(args.policies)}: give two players, seat a's and seat b's, "
+        raise InvalidPlayerError(
+            f"invalid seats {show(args.seats)}: give two players, seat a's and seat b's, "
             "e.g. greedy,mcts:200"
         )
-    first, second = parse_player(args.first or names[0]), parse_player(args.second or names[1])
+    a = parse_player(args.old_a or names[0])
+    b = parse_player(args.old_b or names[1])
+    plt = None
     if args.png:
+        plt = require_matplotlib("--png")  # before the games, not after them
         writable_output(args.png, (".png",), "heatmap")
     with _Bar(console, "opening cells") as bar:
-        rates, counts = opening_win_rates(first, second, args.games, width, height, args.rules,
-                                          args.seed, args.threads, progress=bar,
-                                          backend=args.backend, address=args.address)  # fmt: skip
+        rates, counts = ai.opening_win_rates(
+            a, b, args.games, width, height, args.rules, args.seed, args.threads, progress=bar,
+            backend=args.backend, address=args.address,
+        )  # fmt: skip
     console.print(
         Text(
             f"first player's win rate by opening cell, {width}x{height} {args.rules}, "
-            f"{first.name} (seat a, first) against {second.name}, {args.games} games per cell"
+            f"{a.name} (seat a, first) against {b.name}, {args.games} games per cell"
         )
     )
     text = Text(" " * 3 + "".join(f"{column_name(x):>5}" for x in range(width)) + "\n")
@@ -427,14 +463,7 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
         f"worst {column_name(int(worst[1]))}{int(worst[0]) + 1} ({rates.min():.1%}); "
         f"{int(counts.sum()):,} finished games"
     )
-    if args.png:
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            raise BackendError("--png needs matplotlib: pip install 'colorwars[plot]'") from None
+    if args.png and plt is not None:
         fig, ax = plt.subplots(figsize=(1 + width, 1 + height))
         image = ax.imshow(rates, cmap="RdYlGn", vmin=0, vmax=1)
         for y in range(height):
@@ -443,7 +472,7 @@ def cmd_openings(args: argparse.Namespace, console: Console) -> int:
         ax.set_xticks(range(width), [column_name(x) for x in range(width)])
         ax.set_yticks(range(height), [str(y + 1) for y in range(height)])
         ax.set_title(f"first player's win rate by opening\n{width}x{height} {args.rules}, "
-                     f"{first.name} vs {second.name}", fontsize=9)  # fmt: skip
+                     f"{a.name} vs {b.name}", fontsize=9)  # fmt: skip
         fig.colorbar(image, ax=ax, fraction=0.046)
         fig.tight_layout()
         with atomic_open(args.png, "heatmap") as f:
@@ -474,9 +503,8 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     try:
         from colorwars.web import serve
     except ModuleNotFoundError as e:
-        raise BackendError(
-            f"colorwars serve needs the web extra ({e.name} is missing): "
-            "pip install 'colorwars[web]'"
+        raise missing_extra(
+            "web", f"colorwars serve needs the web extra ({e.name} is missing)", e.name
         ) from None
     serve(
         args.host,
@@ -487,11 +515,32 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+class _Renamed(argparse.Action):
+    """A flag's old name, hidden from ``--help``: it still works and says its new name on
+    stderr."""
+
+    def __init__(self, *args: Any, new: str, **kwargs: Any) -> None:
+        self.new = new
+        kwargs["help"] = argparse.SUPPRESS
+        super().__init__(*args, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        note(f"colorwars: {option_string} is deprecated, use {self.new}")
+        setattr(namespace, self.dest, values)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="colorwars",
         description="The fast, exact engine for Color Wars / Chain Reaction.",
     )
+    parser.add_argument("--version", action="version", version=f"colorwars {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     replay = sub.add_parser(
         "replay",
@@ -500,7 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
         "move and the board after each wave of its cascade. The record's stated result and "
         "final position, where given, are checked.",
     )
-    replay.add_argument("file", help="a game record, e.g. seeds/games/colorwars-5x5-01.cwr")
+    replay.add_argument("file", help="a game record, e.g. seeds/games/05-colorwars-5x5-2p.cwr")
     replay.add_argument(
         "--engine",
         choices=("native", "reference"),
@@ -517,26 +566,28 @@ def build_parser() -> argparse.ArgumentParser:
         "simulate",
         help="play many games natively on all cores and summarise them",
         description="Play many complete games natively (all cores, reproducible by seed) and "
-        "print win rates with 95%% intervals, game lengths and speed.",
+        "print win rates with 95% intervals, game lengths and speed.",
     )
     sim.add_argument("--games", type=int, default=100_000, help="how many games (100000)")
     sim.add_argument("--size", type=_size, default=(5, 5), help="WIDTHxHEIGHT (5x5)")
     sim.add_argument("--rules", default="colorwars", help="colorwars, classic or OPENING+BURST")
     sim.add_argument("--players", type=int, default=2, help="2 to 8 (2)")
     sim.add_argument(
-        "--policies",
+        "--seats",
         default="random",
-        help="random, greedy, mcts[:SIMULATIONS] or alphabeta[:DEPTH] (or with settings: "
-        "mcts:time=0.1, alphabeta:time=0.5); one for all seats or a "
-        "comma list per seat (random)",
+        metavar="LIST",
+        help="each seat's player from seat a, comma-separated: random, greedy, "
+        "mcts[:SIMULATIONS] or alphabeta[:DEPTH] (or with settings: mcts:time=0.1, "
+        "alphabeta:time=0.5); or one for every seat (random)",
     )
-    sim.add_argument("--first", type=_player, default=0, help="who moves first: a-h (a)")
+    sim.add_argument("--policies", dest="seats", action=_Renamed, new="--seats")
+    sim.add_argument("--first", type=parse_seat, default=0, help="who moves first: a-h (a)")
     sim.add_argument("--threads", type=int, default=0, help="0 for all cores (0)")
     sim.add_argument("--seed", type=int, default=0, help="the run's seed (0)")
     sim.add_argument("--max-plies", type=int, default=None, help="cut games off (no limit)")
     sim.add_argument("--output", help="write per-game results to FILE.csv or FILE.json")
     sim.add_argument(
-        "--record", action="store_true", help="with a .json output: include every game's moves"
+        "--record", action="store_true", help="keep every game's moves in --output F.json"
     )
     _backend_flags(
         sim, "local (this machine) or ray (shards on a Ray cluster; pip install 'colorwars[ray]')"
@@ -556,7 +607,9 @@ def build_parser() -> argparse.ArgumentParser:
         "with progress on the terminal; exit status 3 if nothing was proven in time.",
     )
     solve.add_argument("size", type=_size, help="WIDTHxHEIGHT, e.g. 3x3")
-    solve.add_argument("--rules", default="classic", help="colorwars, classic or OPENING+BURST")
+    solve.add_argument(
+        "--rules", default="colorwars", help="colorwars (the default), classic or OPENING+BURST"
+    )
     solve.add_argument("--max-depth", type=int, default=200, help="give up beyond (200 plies)")
     solve.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     solve.add_argument(
@@ -576,6 +629,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument(
         "--no-split", action="store_true", help="pn: prove the position, not each first move"
     )
+    solve.add_argument("--no-progress", action="store_true", help="no progress line")
     solve.set_defaults(run=cmd_solve)
 
     common = argparse.ArgumentParser(add_help=False)
@@ -594,13 +648,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="a round robin among players: win rates, 95%% intervals, Elo",
         description="Every pair of players plays --games games, half with each seat first.",
     )
+    # A round robin has no seats (each pair plays both): its players are its entrants.
     tour.add_argument(
-        "--policies",
+        "--entrants",
         default="random,greedy,alphabeta:3,mcts:1000",
+        metavar="LIST",
         help=f"the players, comma-separated: {players_help}",
     )
-    # The flag's old name (a list here, a count in simulate: one name per concept now).
-    tour.add_argument("--players", dest="policies", help=argparse.SUPPRESS)
+    # The flag's old names (--players is a count in simulate and play).
+    tour.add_argument("--policies", dest="entrants", action=_Renamed, new="--entrants")
+    tour.add_argument("--players", dest="entrants", action=_Renamed, new="--entrants")
     tour.add_argument("--games", type=int, default=100, help="games per pair (100)")
     tour.set_defaults(run=cmd_tournament)
 
@@ -613,13 +670,17 @@ def build_parser() -> argparse.ArgumentParser:
         "optionally saved as a PNG.",
     )
     op.add_argument(
-        "--policies",
+        "--seats",
         default="greedy,greedy",
+        metavar="A,B",
         help=f"seat a's and seat b's players, e.g. greedy,mcts:200 ({players_help})",
     )
-    # The flags' old names, kept working: each names one seat's player.
-    op.add_argument("--first", default=None, help=argparse.SUPPRESS)
-    op.add_argument("--second", default=None, help=argparse.SUPPRESS)
+    # The flags' old names, kept working: --policies, and one seat's player each (``first``
+    # is the seat that starts elsewhere, so it names no player here any more).
+    op.add_argument("--policies", dest="seats", action=_Renamed, new="--seats")
+    op.add_argument("--first", dest="old_a", action=_Renamed, new="--seats A,B")
+    op.add_argument("--second", dest="old_b", action=_Renamed, new="--seats A,B")
+    op.set_defaults(old_a=None, old_b=None)
     op.add_argument("--games", type=int, default=200, help="games per opening cell (200)")
     op.add_argument("--png", help="save the heatmap as a PNG (needs colorwars[plot])")
     op.set_defaults(run=cmd_openings)
@@ -646,7 +707,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--players", type=_count, metavar="N", help="2 to 8 (the number of --seats, else 2)"
     )
     play.add_argument(
-        "--first", type=_player, default=0, metavar="P", help="who moves first: a-h (a)"
+        "--first", type=parse_seat, default=0, metavar="P", help="who moves first: a-h (a)"
     )
     play.add_argument(
         "--seats",
@@ -659,12 +720,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--opponent",
         metavar="PLAYER",
-        help="the AI in every seat but yours: ai (the default) is the strongest at about a "
-        "second a move on any board (alpha-beta for two players, MCTS for more), where a fixed "
-        "budget varies with the board (mcts:2000 answers in 0.03 s on 5x5; mcts:50000 in 1 s "
-        f"there but 15 s on 8x8 classic); or {players_help}",
+        help="the AI in every seat but yours: ai (the default) thinks about a second a move "
+        "on any board (alpha-beta for two players, MCTS for more), where a fixed budget's time "
+        "grows with the board (see the docs' performance page); or " + players_help,
     )
-    play.add_argument("--you", type=_player, metavar="P", help="your seat: a-h (a)")
+    play.add_argument("--you", type=parse_seat, metavar="P", help="your seat: a-h (a)")
     play.add_argument(
         "--hint", metavar="PLAYER", help="the player that answers 'hint' (ai), as --opponent"
     )

@@ -13,14 +13,13 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from colorwars import _core
 from colorwars import _validate as check
-from colorwars.errors import BackendError, ConfigError, ShardError
+from colorwars.errors import BackendError, ConfigError, ShardError, missing_extra
 
 __all__ = ["MAX_SHARDS", "run_sharded", "split_games"]
 
@@ -47,16 +46,8 @@ def split_games(games: int, shards: int | Sequence[int]) -> list[tuple[int, int]
     return out
 
 
-def _run_shard(
-    args: dict[str, Any], start: int, count: int, fault: tuple[str, int] | None
-) -> dict[str, Any]:
+def _run_shard(args: dict[str, Any], start: int, count: int) -> dict[str, Any]:
     """One shard, on whichever node Ray picked: the native simulator on all its cores."""
-    if fault is not None:
-        # Test hook: fail the first attempt of this shard (a marker file remembers it).
-        marker = Path(fault[0]) / f"shard-{fault[1]}"
-        if not marker.exists():
-            marker.touch()
-            raise RuntimeError(f"injected failure of shard {fault[1]}")
     if "seats" in args:  # search players: the native match loop
         return _core.play_match(**args, start=start, games=count, threads=0)
     return _core.simulate(**args, start=start, games=count, threads=0)
@@ -69,9 +60,7 @@ def _cluster(address: str | None) -> Iterator[Any]:
     try:
         import ray
     except ImportError:
-        raise BackendError(
-            "the Ray backend needs Ray, which is an optional extra: pip install 'colorwars[ray]'"
-        ) from None
+        raise missing_extra("ray", "the Ray backend needs Ray", "ray") from None
     if ray.is_initialized():
         yield ray
         return
@@ -96,7 +85,6 @@ def run_sharded(
     record: bool,
     progress: Callable[[int, int], object] | None,
     max_retries: int = 3,
-    _fault_dir: str | None = None,
 ) -> dict[str, Any]:
     """Runs the shards as Ray tasks and merges their arrays in game order."""
     with _cluster(address) as ray:
@@ -108,10 +96,7 @@ def run_sharded(
             num_cpus=min(node_cpus), max_retries=max_retries, retry_exceptions=True
         )
         start_time = time.perf_counter()
-        pending = {
-            task.remote(args, start, count, None if _fault_dir is None else (_fault_dir, k)): k
-            for k, (start, count) in enumerate(plan)
-        }
+        pending = {task.remote(args, start, count): k for k, (start, count) in enumerate(plan)}
         results: dict[int, dict[str, Any]] = {}
         done = 0
         while pending:

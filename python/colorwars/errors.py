@@ -5,6 +5,9 @@ classes.
 Besides these, a call may raise ``TypeError`` (a wrong kind of object where an engine object
 is needed), ``MemoryError`` (a request larger than the machine's memory) or
 ``KeyboardInterrupt`` (Ctrl-C stops every long native call).
+
+Deprecated: ``InvalidPolicyError`` is the old name of ``InvalidPlayerError`` (the same class,
+so ``except InvalidPolicyError`` still catches it); it will be removed in a later version.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ __all__ = [
     "FileError",
     "GameOverError",
     "IllegalMoveError",
+    "InvalidEvaluatorError",
     "InvalidIndexError",
     "InvalidMoveError",
+    "InvalidPlayerError",
     "InvalidPlayersError",
     "InvalidPolicyError",
     "InvalidPositionError",
@@ -25,6 +30,7 @@ __all__ = [
     "InvalidRecordError",
     "InvalidRulesError",
     "InvalidSizeError",
+    "MissingExtraError",
     "SearchLimitError",
     "ShardError",
 ]
@@ -69,11 +75,15 @@ class InvalidRulesError(ConfigError):
     """An unknown rule set, opening or burst."""
 
 
-class InvalidPolicyError(ConfigError):
+class InvalidPlayerError(ConfigError):
     """A player (what chooses a seat's moves: random, greedy, MCTS, alpha-beta) that is not
-    known or not allowed: an unknown name, a bad budget (simulations, depth, time, c, greedy
-    share, threads), or a list of players of the wrong length. ``simulate(policies=...)``
-    names the players of the seats."""
+    known or not allowed: an unknown name, a bad budget or setting (simulations, depth, time,
+    c, greedy share, trees), or a list of players of the wrong length (``simulate(seats=...)``
+    names the players of the seats)."""
+
+
+#: Deprecated: the old name of ``InvalidPlayerError`` (the same class).
+InvalidPolicyError = InvalidPlayerError
 
 
 class InvalidMoveError(ColorwarsError):
@@ -103,7 +113,28 @@ class InvalidRecordError(ColorwarsError):
 
 
 class BackendError(ColorwarsError):
-    """A simulation backend that is not installed or cannot be reached."""
+    """A backend (Ray, an optional library) that is not installed or cannot be reached."""
+
+
+class MissingExtraError(BackendError, ModuleNotFoundError):
+    """An optional extra that is not installed (matplotlib, Ray, Gymnasium, PettingZoo,
+    OpenSpiel, the web app's libraries); the message names the pip line that installs it.
+    Also a ``ModuleNotFoundError``, so ``except ImportError`` catches it too."""
+
+    def __init__(self, message: str, name: str | None = None) -> None:
+        super().__init__(message)
+        self.name = name
+
+
+def missing_extra(extra: str, needs: str, module: str | None = None) -> MissingExtraError:
+    """The error for a missing optional extra: ``needs`` says what needs it (``"--png needs
+    matplotlib"``), and the message ends with the pip lines, from a package index and from a
+    checkout."""
+    return MissingExtraError(
+        f"{needs}, an optional extra that is not installed: pip install 'colorwars[{extra}]' "
+        f"(from a checkout: pip install '.[{extra}]')",
+        name=module,
+    )
 
 
 class ShardError(ColorwarsError):
@@ -117,3 +148,9 @@ class InvalidIndexError(ColorwarsError, IndexError):
 
 class SearchLimitError(ColorwarsError):
     """The solver did not prove a result within its depth limit."""
+
+
+class InvalidEvaluatorError(ColorwarsError):
+    """A network evaluator (``colorwars.puct.PUCT``, ``self_play``) that returned what the
+    search cannot use: not a pair ``(logits, values)``, a wrong shape or dtype, NaN or
+    infinity at a legal move, or a value outside -1 to 1. The message names what was wrong."""

@@ -2,8 +2,9 @@
 
 Importing this module registers ``"colorwars/ColorWars-v0"``, the single-agent environment
 ``ColorWarsEnv``: the agent plays one seat against built-in opponents (any ``colorwars.ai``
-player, or its name). ``VectorEnv`` gives the native ``colorwars.VectorEnv`` (self-play, every
-seat the same learner) Gymnasium's vector interface at native speed.
+player, or its name). ``GymVectorEnv`` gives the native ``colorwars.VectorEnv`` (self-play, every
+seat the same learner) Gymnasium's vector interface at native speed as ``GymVectorEnv``
+(``colorwars.gymnasium.VectorEnv`` is its deprecated old name).
 
 >>> import gymnasium
 >>> import colorwars.gymnasium
@@ -18,7 +19,7 @@ seat the same learner) Gymnasium's vector interface at native speed.
 ...     obs, reward, terminated, truncated, info = env.step(action)
 >>> reward in (1.0, -1.0), info["winner"] in (0, 1)
 (True, True)
->>> envs = colorwars.gymnasium.VectorEnv(num_envs=256, width=8, height=8, rules="classic")
+>>> envs = colorwars.gymnasium.GymVectorEnv(num_envs=256, width=8, height=8, rules="classic")
 >>> obs, info = envs.reset(seed=0)
 >>> envs.single_observation_space, envs.single_action_space
 (Box(0, 7, (2, 8, 8), uint8), Discrete(64))
@@ -36,13 +37,12 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
+from colorwars.errors import missing_extra
+
 try:
     import gymnasium
-except ModuleNotFoundError as e:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ModuleNotFoundError(
-        "colorwars.gymnasium needs Gymnasium: pip install 'colorwars[gymnasium]'",
-        name=e.name,
-    ) from None
+except ModuleNotFoundError as e:
+    raise missing_extra("gymnasium", "colorwars.gymnasium needs Gymnasium", e.name) from None
 from gymnasium import spaces
 from gymnasium.error import ClosedEnvironmentError, ResetNeeded
 from gymnasium.vector import AutoresetMode
@@ -50,13 +50,14 @@ from gymnasium.vector.utils import batch_space
 
 from colorwars import _validate as check
 from colorwars import views
+from colorwars._deprecation import renamed
 from colorwars.env import VectorEnv as NativeVectorEnv
 from colorwars.errors import ConfigError, GameOverError, InvalidMoveError, InvalidPlayersError
 from colorwars.game import Game
 from colorwars.players import Player, seat_players
 from colorwars.rules import Rules, RulesLike
 
-__all__ = ["ENV_ID", "MAX_ORBS", "ColorWarsEnv", "VectorEnv"]
+__all__ = ["ENV_ID", "MAX_ORBS", "ColorWarsEnv", "GymVectorEnv"]
 
 ENV_ID = "colorwars/ColorWars-v0"
 MAX_ORBS = 7
@@ -277,7 +278,7 @@ class ColorWarsEnv(gymnasium.Env[npt.NDArray[np.uint8], np.int64]):
         }
 
 
-class VectorEnv(
+class GymVectorEnv(
     gymnasium.vector.VectorEnv[npt.NDArray[np.uint8], npt.NDArray[np.int64], npt.NDArray[Any]]
 ):
     """``colorwars.VectorEnv`` as a ``gymnasium.vector.VectorEnv``: ``num_envs`` self-play
@@ -336,7 +337,7 @@ class VectorEnv(
         # as much again as the native buffers, so check for both before building either.
         check.memory(
             4 * n * c.players * c.width * c.height,
-            f"colorwars.gymnasium.VectorEnv(num_envs={n:,})",
+            f"colorwars.gymnasium.GymVectorEnv(num_envs={n:,})",
         )
         self.native = NativeVectorEnv(
             num_envs=n,
@@ -405,8 +406,8 @@ class VectorEnv(
 
     def __repr__(self) -> str:
         if self.closed:
-            return f"colorwars.gymnasium.VectorEnv(num_envs={self.num_envs}, closed)"
-        return f"colorwars.gymnasium.{self.native!r}"[:-1] + f", copy={self.copy})"
+            return f"colorwars.gymnasium.GymVectorEnv(num_envs={self.num_envs}, closed)"
+        return f"colorwars.gymnasium.Gym{self.native!r}"[:-1] + f", copy={self.copy})"
 
     def _open(self) -> None:
         if self.closed:
@@ -455,3 +456,10 @@ def _copied(info: dict[str, Any]) -> dict[str, Any]:
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="colorwars.gymnasium:ColorWarsEnv")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "VectorEnv":  # the old name of GymVectorEnv (colorwars.VectorEnv is the native one)
+        renamed("colorwars.gymnasium.VectorEnv", "colorwars.gymnasium.GymVectorEnv")
+        return GymVectorEnv
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -58,8 +58,14 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pyspiel
-from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+from colorwars.errors import missing_extra
+
+try:
+    import pyspiel
+    from open_spiel.python.observation import IIGObserverForPublicInfoGame
+except ModuleNotFoundError as e:
+    raise missing_extra("openspiel", "colorwars.openspiel needs OpenSpiel", e.name) from None
 
 from colorwars import _validate as check
 from colorwars import views

@@ -65,12 +65,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 import numpy.typing as npt
-from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+
+from colorwars.errors import missing_extra
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ModuleNotFoundError as e:
+    raise missing_extra("pettingzoo", "colorwars.pettingzoo needs PettingZoo", e.name) from None
 
 from colorwars import _validate as check
 from colorwars import views

@@ -2,7 +2,7 @@
 (all native), their names (``"mcts:200"``), and the list of players for the seats of a game.
 
 A *player* is one of these objects; a *seat* is a place in the turn order (seat 0 is player
-a). ``simulate(policies=...)``, ``ai.match(seats=...)`` and ``ai.tournament(players=...)`` all
+a). ``simulate(seats=...)``, ``ai.match(seats=...)`` and ``ai.tournament(players=...)`` all
 take players as objects or names, checked here.
 
 >>> import colorwars
@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import InitVar, dataclass, fields
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
 from colorwars import _core
 from colorwars import _validate as check
-from colorwars.errors import GameOverError, InvalidPolicyError
+from colorwars._deprecation import renamed
+from colorwars.errors import GameOverError, InvalidPlayerError
 
 __all__ = [
     "MCTS",
@@ -44,7 +45,9 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class NativeSpec:
-    """What the native engine reads of a player (by attribute): its kind and budget."""
+    """What the native engine reads of a player (by attribute): its kind and budget. The
+    names are the engine's: ``seconds`` is the player's ``time`` budget and ``threads`` is
+    an MCTS player's ``trees``."""
 
     kind: str
     simulations: int = 0
@@ -198,13 +201,16 @@ class MCTS(_Base):
     10**9; 1000 by default), or ``time`` seconds: with a time and no ``simulations`` the search
     thinks for that long (a long playout on a big board stops with it too); with both, it
     stops at whichever comes first.
-    ``threads`` (1 to 256) runs that many trees (root parallelism) with the GIL released.
-    The tree stops growing at a fixed memory bound (playouts go on from its leaves)."""
+    ``trees`` (1 to 256) searches that many independent trees at once (root parallelism,
+    each on a thread of its own, with the GIL released) and merges their visits; ``threads=``
+    is its deprecated old name. (A tournament's ``threads`` are the pool's workers, each of
+    which runs a player's trees.) The tree stops growing at a fixed memory bound (playouts
+    go on from its leaves)."""
 
     simulations: int | None = None
     time: float | None = None
     c: float = 0.5
-    threads: int = 1
+    trees: int = 1
     seed: int = 0
     greedy: float = 1.0
     """The share of playout moves chosen greedily instead of at random (0 to 1): greedy
@@ -222,17 +228,27 @@ class MCTS(_Base):
     cutoff: int = 0
     """Playouts stop after this many moves and score the evaluation (two players; 0 plays
     every playout to the end)."""
+    threads: InitVar[int | None] = None
+    """Deprecated: the old name of ``trees``."""
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, threads: int | None) -> None:
         super().__post_init__()
+        if threads is not None:
+            if self.trees != 1:
+                raise InvalidPlayerError(
+                    "invalid MCTS settings: give trees= only (threads= is its old name)"
+                )
+            renamed("MCTS(threads=...)", "MCTS(trees=...)", stacklevel=4)
+            self._keep("trees", threads)
         # Every setting is kept as the value its check returned (one place validates).
-        t = check.seconds(self.time)
+        t = check.time_budget(self.time)
         self._keep("time", None if t is None else _as_given(self.time, t))
         simulations = self.simulations
         if simulations is None:  # the default budget: 1000, or the time alone
             simulations = 1000 if t is None else 0
         self._keep("simulations", check.simulations(simulations, 0 if t is not None else 1))
-        self._keep("threads", check.threads(self.threads, low=1, error=InvalidPolicyError))
+        self._keep("trees", check.whole(self.trees, "trees", 1, check.MAX_THREADS,
+                                        InvalidPlayerError))  # fmt: skip
         for name, what, high in (
             ("greedy", "greedy share", 1.0),
             ("c", "c", check.MAX_C),
@@ -240,14 +256,14 @@ class MCTS(_Base):
         ):
             value = getattr(self, name)
             self._keep(
-                name, _as_given(value, check.number(value, what, 0.0, high, InvalidPolicyError))
+                name, _as_given(value, check.number(value, what, 0.0, high, InvalidPlayerError))
             )
         for flag in ("solver", "reuse"):
             if not isinstance(getattr(self, flag), bool | np.bool_):
-                check.fail(InvalidPolicyError, flag, getattr(self, flag), "expected True or False")
+                check.fail(InvalidPlayerError, flag, getattr(self, flag), "expected True or False")
             self._keep(flag, bool(getattr(self, flag)))
         self._keep(
-            "cutoff", check.whole(self.cutoff, "cutoff", 0, check.MAX_CUTOFF, InvalidPolicyError)
+            "cutoff", check.whole(self.cutoff, "cutoff", 0, check.MAX_CUTOFF, InvalidPlayerError)
         )
 
     @property
@@ -280,7 +296,7 @@ class MCTS(_Base):
             simulations=int(self.simulations or 0),
             seconds=None if self.time is None else float(self.time),
             c=float(self.c),
-            threads=int(self.threads),
+            threads=int(self.trees),
             greedy=float(self.greedy),
             solver=bool(self.solver),
             minimax=float(self.minimax),
@@ -303,7 +319,7 @@ class AlphaBeta(_Base):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        t = check.seconds(self.time)
+        t = check.time_budget(self.time)
         self._keep("time", None if t is None else _as_given(self.time, t))
         depth = self.depth
         if depth is None:  # the default budget: depth 4, or the time alone
@@ -324,14 +340,16 @@ _NAMES = (
     "mcts:time=1:c=0.5 or alphabeta:time=0.5"
 )
 _SETTINGS: dict[str, tuple[str, ...]] = {
-    "mcts": ("simulations", "time", "c", "threads", "seed", "greedy", "solver", "reuse",
+    "mcts": ("simulations", "time", "c", "trees", "seed", "greedy", "solver", "reuse",
              "minimax", "cutoff"),
     "alphabeta": ("depth", "time", "seed"),
 }  # fmt: skip
 
 
-_TUNING = ("c", "threads", "greedy", "solver", "reuse", "minimax", "cutoff")
-_WHOLE = ("simulations", "threads", "seed", "cutoff", "depth")
+_TUNING = ("c", "trees", "greedy", "solver", "reuse", "minimax", "cutoff")
+_WHOLE = ("simulations", "trees", "seed", "cutoff", "depth")
+# Old names of settings in player names, still read (with a DeprecationWarning).
+_RENAMED_SETTINGS = {("mcts", "threads"): "trees"}
 
 
 def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
@@ -339,9 +357,13 @@ def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
     true/false."""
     key, eq, raw = item.partition("=")
     key, raw = key.strip(), raw.strip()
+    new = _RENAMED_SETTINGS.get((kind, key))
+    if eq and new is not None:
+        renamed(f"the {kind} setting {key}=", f"{new}=", stacklevel=5)
+        key = new
     if not eq or key not in _SETTINGS[kind]:
         check.fail(
-            InvalidPolicyError, "player", text,
+            InvalidPlayerError, "player", text,
             f"{kind} settings are {', '.join(_SETTINGS[kind])} (as key=value)",
         )  # fmt: skip
     if raw in ("true", "false"):
@@ -349,7 +371,7 @@ def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
     try:
         number = float(raw) if any(ch in raw for ch in ".e") or raw in ("inf", "nan") else int(raw)
     except ValueError:
-        check.fail(InvalidPolicyError, "player", text, f"{key}: expected a number")
+        check.fail(InvalidPlayerError, "player", text, f"{key}: expected a number")
     if key in _WHOLE and isinstance(number, float) and number.is_integer():
         number = int(number)  # simulations=1e6
     return key, number
@@ -360,9 +382,9 @@ def parse_player(text: str) -> Player:
     ``alphabeta[:DEPTH]``, or a name with its settings as ``key=value`` after colons:
     ``mcts:time=1``, ``mcts:simulations=5000:c=0.5``, ``alphabeta:time=0.5``."""
     if not isinstance(text, str):
-        check.fail(InvalidPolicyError, "player", text, f"expected a name ({_NAMES})")
+        check.fail(InvalidPlayerError, "player", text, f"expected a name ({_NAMES})")
     if len(text) > 200:
-        check.fail(InvalidPolicyError, "player", text, f"allowed are {_NAMES}")
+        check.fail(InvalidPlayerError, "player", text, f"allowed are {_NAMES}")
     kind, _, arg = text.strip().lower().partition(":")
     kind = "alphabeta" if kind == "ab" else kind
     if kind in ("random", "greedy") and not arg:
@@ -376,7 +398,7 @@ def parse_player(text: str) -> Player:
         if "=" in arg:
             settings = dict(_setting(kind, item, text) for item in arg.split(":"))
             return MCTS(**settings) if kind == "mcts" else AlphaBeta(**settings)  # type: ignore[arg-type]
-    check.fail(InvalidPolicyError, "player", text, f"allowed are {_NAMES}")
+    check.fail(InvalidPlayerError, "player", text, f"allowed are {_NAMES}")
 
 
 def as_player(item: object) -> Player:
@@ -385,7 +407,7 @@ def as_player(item: object) -> Player:
         return parse_player(item)
     if isinstance(item, _Base):
         return item
-    check.fail(InvalidPolicyError, "player", item, f"expected a name ({_NAMES}) or a player")
+    check.fail(InvalidPlayerError, "player", item, f"expected a name ({_NAMES}) or a player")
 
 
 def seat_players(policies: object, seats: int) -> list[Player]:
@@ -395,14 +417,14 @@ def seat_players(policies: object, seats: int) -> list[Player]:
         return [as_player(policies)] * seats
     if not isinstance(policies, Sequence):
         check.fail(
-            InvalidPolicyError,
+            InvalidPlayerError,
             "players",
             policies,
             "expected a player (object or name) for every seat, or a list with one per seat",
         )
     items = list(policies)
     if len(items) != seats:
-        raise InvalidPolicyError(
+        raise InvalidPlayerError(
             f"invalid players: {len(items)} given for {seats} seats; give one player for every "
             "seat or one per seat"
         )

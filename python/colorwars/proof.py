@@ -35,7 +35,7 @@ from colorwars._files import atomic_write, check_output, read_sealed, seal
 from colorwars.errors import (
     ConfigError,
     FileError,
-    InvalidPolicyError,
+    InvalidPlayerError,
     InvalidProofError,
     ShardError,
 )
@@ -157,7 +157,7 @@ def _start(target: Any, height: int | None, rules: RulesLike) -> Any:
         raise ConfigError("prove(game) takes the game alone: its size and rules are its own")
     game = native_game(target)
     if game.players != 2:
-        raise InvalidPolicyError(
+        raise InvalidPlayerError(
             f"invalid game: the solver plays two-player games, this one has {game.players}"
         )
     return game
@@ -295,7 +295,7 @@ def _prove_group(
 def prove(
     target: Any,
     height: int | None = None,
-    rules: RulesLike = "classic",
+    rules: RulesLike = "colorwars",
     *,
     time: float | None = None,
     memory: int | str | None = None,
@@ -575,7 +575,7 @@ def _prove_on_ray(
     return total
 
 
-def walk_strategy(target: Any, height: int | None = None, rules: RulesLike = "classic") -> int:
+def walk_strategy(target: Any, height: int | None = None, rules: RulesLike = "colorwars") -> int:
     """Checks a proof on the reference engine alone: proves the position natively, then plays
     every move of the loser and, at the winner's turns, the move the native proofs give (which
     must be legal on the reference engine) to the end of every game, which the winner must

@@ -15,6 +15,8 @@ import numpy.typing as npt
 
 from colorwars import _core
 from colorwars import _validate as check
+from colorwars._common import PLAYER_LETTERS
+from colorwars._deprecation import renamed, renamed_argument
 from colorwars._files import atomic_open
 from colorwars.errors import ConfigError, InvalidIndexError
 from colorwars.players import seat_players
@@ -22,7 +24,7 @@ from colorwars.rules import GameConfig, Rules, RulesLike
 from colorwars.statistics import wilson_interval
 
 __all__ = [
-    "POLICIES",
+    "PLAYOUTS",
     "SimulationResult",
     "longest_game",
     "native_progress",
@@ -31,8 +33,9 @@ __all__ = [
     "wilson_interval",
 ]
 
-# The players the lean simulation loop runs; any other seat uses the native match loop.
-POLICIES = ("random", "greedy")
+# The players the lean simulation loop runs (the playouts); any other seat uses the native
+# match loop.
+PLAYOUTS = ("random", "greedy")
 # Bytes a game's results take (native summary, arrays, conversions), for the memory check.
 GAME_BYTES = 64
 # Bytes the recorded moves take at the peak, per game and per ply: a move is 2 bytes, held up
@@ -51,15 +54,16 @@ UNBOUNDED_PLIES_PER_CELL = 8
 Progress = Callable[[int, int], object]
 
 
-@dataclass
+@dataclass(repr=False)
 class SimulationResult:
-    """Per-game arrays of a simulation run (game ``i`` is index ``i`` of every array)."""
+    """Per-game arrays of a simulation run (game ``i`` is index ``i`` of every array);
+    ``seats`` names each seat's player, ``players`` is their count."""
 
     width: int
     height: int
     players: int
     rules: Rules
-    policies: tuple[str, ...]
+    seats: tuple[str, ...]
     seed: int
     first: int
     max_plies: int | None
@@ -86,6 +90,29 @@ class SimulationResult:
     def games(self) -> int:
         return int(self.winners.shape[0])
 
+    @property
+    def policies(self) -> tuple[str, ...]:
+        """Deprecated: the old name of ``seats``."""
+        renamed("SimulationResult.policies", "SimulationResult.seats")
+        return self.seats
+
+    def __repr__(self) -> str:
+        """A summary, as numpy-heavy libraries show their results (the arrays are fields)."""
+        finished = self.winners >= 0
+        n = int(finished.sum())
+        wins = np.bincount(self.winners[finished], minlength=self.players)
+        share = " ".join(
+            f"{PLAYER_LETTERS[k]} {w / n:.1%}" if n else f"{PLAYER_LETTERS[k]} -"
+            for k, w in enumerate(wins.tolist())
+        )
+        mean = float(self.plies.mean()) if self.games else 0.0
+        cut = f", {self.games - n:,} unfinished" if n < self.games else ""
+        return (
+            f"<SimulationResult {self.games:,} games, {self.width}x{self.height} "
+            f"{self.rules.name}, seats {', '.join(self.seats)}; wins {share}{cut}; "
+            f"mean {mean:.1f} plies; {self.elapsed:.2f} s>"
+        )
+
     def moves(self, i: int) -> list[int]:
         """The moves of game ``i`` (needs ``record=True``); they replay through ``Game``."""
         if self._moves is None or self._offsets is None:
@@ -110,7 +137,7 @@ class SimulationResult:
             "board": f"{self.width}x{self.height}",
             "rules": self.rules.name,
             "players": self.players,
-            "policies": list(self.policies),
+            "seats": list(self.seats),
             "seed": self.seed,
             "wins": wins,
             "win_rate": [w / n if n else 0.0 for w in wins],
@@ -208,7 +235,7 @@ def simulate(
     height: int = 5,
     players: int = 2,
     rules: RulesLike = "colorwars",
-    policies: str | Sequence[str] | Sequence[Any] | Any = "random",
+    seats: str | Sequence[str] | Sequence[Any] | Any = "random",
     seed: int = 0,
     threads: int = 0,
     max_plies: int | None = None,
@@ -218,15 +245,17 @@ def simulate(
     backend: str = "local",
     address: str | None = None,
     shards: int | Sequence[int] | None = None,
-    _fault_dir: str | None = None,
+    *,
+    policies: str | Sequence[str] | Sequence[Any] | Any = None,
 ) -> SimulationResult:
     """Plays ``games`` complete games natively, on ``threads`` threads (0: all cores) with the
     GIL released, and returns per-game numpy arrays.
 
-    ``policies`` is one name for every seat or one per seat: ``"random"`` (uniform over legal
-    moves), ``"greedy"`` (the move leaving the mover the most orbs after its cascade, ties
-    broken at random), ``"mcts[:SIMULATIONS]"`` or ``"alphabeta[:DEPTH]"``, or
-    ``colorwars.ai`` player objects (``MCTS(simulations=200)``, ...). Game ``i`` draws its
+    ``seats`` is one player for every seat or one per seat (``players`` is their count):
+    ``"random"`` (uniform over legal moves), ``"greedy"`` (the move leaving the mover the
+    most orbs after its cascade, ties broken at random), ``"mcts[:SIMULATIONS]"`` or
+    ``"alphabeta[:DEPTH]"``, or ``colorwars.ai`` player objects (``MCTS(simulations=200)``,
+    ...); ``policies=`` is its deprecated old name. Game ``i`` draws its
     randomness from ``(seed, i)`` only, so the same seed gives the same games whatever the
     thread count. ``max_plies`` cuts games off and marks them unfinished (winner -1).
     ``progress(done, total)`` is called about ten times a second; Ctrl-C stops the run.
@@ -243,6 +272,7 @@ def simulate(
     >>> r.winners.shape, int((r.winners >= 0).sum())
     ((1000,), 1000)
     """
+    seats = renamed_argument("simulate", "policies", "seats", policies, seats, "random")
     c = check.config(width, height, players, rules, first)
     r, width, height, players, first = c.rules, c.width, c.height, c.players, c.first
     games = check.games(games)
@@ -255,12 +285,12 @@ def simulate(
         check.fail(ConfigError, "address", address, "expected the Ray cluster's address or None")
     if progress is not None and not callable(progress):
         check.fail(ConfigError, "progress", progress, "expected a function(done, total) or None")
-    seats = seat_players(policies, players)
-    names = tuple(p.name for p in seats)
-    specs = [p.native_spec() for p in seats]
+    chosen = seat_players(seats, players)
+    names = tuple(p.name for p in chosen)
+    specs = [p.native_spec() for p in chosen]
     # Random and greedy seats run in the lean simulation loop; any search player needs the
     # match loop (which chooses with the same generators, so the games are the same).
-    fast = all(spec.kind in POLICIES for spec in specs)
+    fast = all(spec.kind in PLAYOUTS for spec in specs)
     if record:
         per_game = RECORD_GAME_BYTES + RECORD_PLY_BYTES * recorded_plies(c, max_plies)
         check.memory(games * (GAME_BYTES + per_game), f"the recorded moves of {games:,} games")
@@ -277,7 +307,7 @@ def simulate(
             args["policies"] = [spec.kind for spec in specs]
         else:
             args["seats"] = specs
-        arrays = run_sharded(args, games, shards, address, record, progress, _fault_dir=_fault_dir)
+        arrays = run_sharded(args, games, shards, address, record, progress)
     else:
         if shards is not None or address is not None:
             raise ConfigError("shards and address go with backend='ray'")
@@ -297,7 +327,7 @@ def simulate(
         height=height,
         players=players,
         rules=r,
-        policies=names,
+        seats=names,
         seed=seed,
         first=first,
         max_plies=max_plies,
@@ -314,3 +344,10 @@ def simulate(
         _moves=arrays.get("moves"),
         _offsets=arrays.get("offsets"),
     )
+
+
+def __getattr__(name: str) -> Any:
+    if name == "POLICIES":  # the old name of PLAYOUTS
+        renamed("colorwars.simulation.POLICIES", "colorwars.simulation.PLAYOUTS")
+        return PLAYOUTS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars._files import atomic_write, read_sealed, seal
-from colorwars.errors import ConfigError, FileError, InvalidPolicyError, SearchLimitError
+from colorwars.errors import ConfigError, FileError, InvalidPlayerError, SearchLimitError
 from colorwars.rules import Rules, RulesLike, resolve
 
 __all__ = ["SearchLimitError", "Solution", "cache_path", "solve"]
@@ -97,16 +98,18 @@ def _version() -> str:
     return _core.VERSION
 
 
-def _solve_position(game: object, max_depth: int) -> Solution:
+def _solve_position(
+    game: object, max_depth: int, progress: Callable[[int], object] | None
+) -> Solution:
     from colorwars.players import native_game
 
     native = native_game(game)
     text = native.to_text()
     if native.players != 2:
-        raise InvalidPolicyError(
+        raise InvalidPlayerError(
             f"invalid game: the solver plays two-player games, this one has {native.players}"
         )
-    found = _core.solve_position(native, max_depth)
+    found = _core.solve_position(native, max_depth, progress=progress)
     if found is None:
         raise SearchLimitError(
             f"{text}: no result proven within {max_depth} plies; raise max_depth to search deeper"
@@ -154,9 +157,10 @@ def _checked(entry: object, width: int, height: int, rules: str) -> Solution | N
 def solve(
     width: int | Any,
     height: int | None = None,
-    rules: RulesLike = "classic",
+    rules: RulesLike = "colorwars",
     max_depth: int = 200,
     cache: bool = True,
+    progress: Callable[[int], object] | None = None,
 ) -> Solution:
     """Solves a two-player game exactly: ``solve(width, height, rules=...)`` from the empty
     board, or ``solve(game)`` from a game's current position (a ``colorwars.Game`` or a
@@ -164,7 +168,9 @@ def solve(
 
     Board results are kept in a cache file (``cache_path()``), so a rerun does not recompute
     them. Raises ``SearchLimitError`` if no result is proven within ``max_depth`` plies; Ctrl-C
-    stops a long search.
+    stops a long search. ``progress(positions)`` is called at the start and then about ten
+    times a second with the positions searched so far (a board found in the cache is not
+    searched: no call).
 
     >>> s = solve(2, 3, rules="classic", cache=False)
     >>> s.winner, s.plies
@@ -176,10 +182,12 @@ def solve(
     >>> after.winner, after.plies, after.moves[1]
     (0, 6, (0, 2))
     """
+    if progress is not None and not callable(progress):
+        check.fail(ConfigError, "progress", progress, "expected a function(positions) or None")
     if not isinstance(width, int | np.integer) or isinstance(width, bool):
         if height is not None:
             raise ConfigError("solve(game) takes the game alone: its size and rules are its own")
-        return _solve_position(width, check.whole(max_depth, "max_depth", 1, MAX_DEPTH))
+        return _solve_position(width, check.whole(max_depth, "max_depth", 1, MAX_DEPTH), progress)
     r = resolve(rules)
     width, height = check.size(width, height)
     max_depth = check.whole(max_depth, "max_depth", 1, MAX_DEPTH, ConfigError)
@@ -190,7 +198,7 @@ def solve(
         hit = _checked(_load(path).get(key), width, height, r.name)
         if hit is not None:
             return hit
-    found = _core.solve(check.config(width, height, 2, r), max_depth)
+    found = _core.solve(check.config(width, height, 2, r), max_depth, progress=progress)
     if found is None:
         raise SearchLimitError(
             f"{width}x{height} {r.name}: no result proven within {max_depth} plies; raise "

@@ -27,13 +27,14 @@ from rich.live import Live
 from rich.text import Text
 
 from colorwars import _validate as check
-from colorwars._common import PLAYER_COLOURS, PLAYER_LETTERS, board_layout
+from colorwars._board_style import BURST, LAST, PLAYER_STYLES, board_text
+from colorwars._common import PLAYER_LETTERS
 from colorwars._files import atomic_write
 from colorwars.errors import (
     ColorwarsError,
     ConfigError,
     FileError,
-    InvalidPolicyError,
+    InvalidPlayerError,
     show,
 )
 from colorwars.game import Game
@@ -58,30 +59,11 @@ __all__ = [
 HUMAN = "human"
 AI = "ai"  # the default AI player, see default_ai()
 # The default AI's thinking time a move. A time budget answers in about a second on every
-# board, where a fixed budget does not: mcts:2000 takes 0.03 s a move on 5x5 colorwars and
-# mcts:50000 takes 0.6 to 1 s there, but 5 to 8 s on 8x8 colorwars and 15 s on 8x8 classic.
+# board, where a fixed budget's time grows with the board (the docs' performance page).
 AI_SECONDS = 1.0
 DEFAULT_DELAY = 0.25  # seconds per animation frame (one wave)
 MAX_DELAY = 10.0
 MOVES_WIDTH = 80  # the move list's lines are at most this wide
-
-# One style per player, in seat order: the web game's colours (PLAYER_COLOURS), and a second
-# difference beyond hue for colour-blind players: alternate seats are coloured letters and
-# coloured blocks, and within each kind bold, underline and italic differ. The letter is
-# always written in every cell.
-PLAYER_STYLES = (
-    f"bold {PLAYER_COLOURS[0]}",
-    f"bold white on {PLAYER_COLOURS[1]}",
-    f"bold underline {PLAYER_COLOURS[2]}",
-    f"bold black on {PLAYER_COLOURS[3]}",
-    f"bold italic {PLAYER_COLOURS[4]}",
-    f"bold underline black on {PLAYER_COLOURS[5]}",
-    f"bold italic underline {PLAYER_COLOURS[6]}",
-    f"bold italic white on {PLAYER_COLOURS[7]}",
-)
-# Marks written in the gap before a cell (so they show without colour too).
-LAST = ">"  # the cell just played
-BURST = "*"  # a cell bursting in the wave shown
 
 COMMANDS = (
     "Type a cell (c3, or its number) or a command: hint (a suggested move), undo (back to the "
@@ -92,32 +74,12 @@ COMMANDS = (
 
 def default_ai(players: int) -> Player:
     """The default AI (``ai``) and hint: the strongest at about a second a move. Alpha-beta
-    for two players (at equal time, 0.05 s a move, MCTS won 48% of 200 games against it on
-    5x5 colorwars, 1.5% on 9x6 classic and 0.5% on 8x8 classic: benchmarks/ai_versus.py; the
-    web game's hint is alpha-beta too), MCTS for more (alpha-beta plays two-player games
-    only)."""
+    for two players (it beats MCTS at equal time: benchmarks/ai_versus.py measures it, and
+    the docs' AI page shows the results; the web game's hint is alpha-beta too), MCTS for
+    more (alpha-beta plays two-player games only)."""
     if players == 2:
         return AlphaBeta(time=AI_SECONDS)
     return MCTS(simulations=0, time=AI_SECONDS)
-
-
-def board_text(
-    width: int, counts: Sequence[int], owners: Sequence[int], marks: Mapping[int, str] = {}
-) -> Text:
-    """The board in each player's style, in the layout of ``str(game)``; ``marks`` writes a
-    character in the gap before a cell (``>`` the cell just played, ``*`` a burst), and a
-    bursting cell is drawn in reverse."""
-    header, rows = board_layout(width, counts, owners)
-    text = Text(header)
-    for label, cells in rows:
-        # The label ends with the gap before the first cell, which is the first cell's mark.
-        text.append("\n" + label[:-1])
-        for i, cell, owner in cells:
-            mark = marks.get(i, " ")
-            style = "dim" if owner < 0 else PLAYER_STYLES[owner]
-            text.append(mark, style="bold" if mark != " " else "")
-            text.append(cell, style=style + (" reverse" if mark == BURST else ""))
-    return text
 
 
 def _letter(seat: int) -> Text:
@@ -210,7 +172,7 @@ def setup(
     elif len(names) == 1:
         names = names * n
     elif len(names) != n:
-        raise InvalidPolicyError(
+        raise InvalidPlayerError(
             f"invalid seats {show(seats)}: {len(names)} given for {n} players; give one "
             "player for every seat or one per seat (human, ai, random, greedy, "
             "mcts[:SIMULATIONS], alphabeta[:DEPTH])"

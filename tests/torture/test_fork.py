@@ -43,7 +43,7 @@ def _env_steps(env: colorwars.VectorEnv | None = None) -> Any:
 def _mcts() -> Any:
     game = colorwars.Game(5, 5)
     game.play("c3")
-    return colorwars.ai.MCTS(simulations=2000, threads=2, seed=1).choose(game)
+    return colorwars.ai.MCTS(simulations=2000, trees=2, seed=1).choose(game)
 
 
 def _prove() -> Any:

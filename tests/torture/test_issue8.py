@@ -34,7 +34,7 @@ MUST_REJECT: list[tuple[str, Callable[[], Any]]] = [
     _no("ai.MCTS(time=inf)", lambda: ai.MCTS(time=math.inf)),
     _no("ai.MCTS(greedy=nan)", lambda: ai.MCTS(greedy=math.nan)),
     _no("ai.MCTS(simulations=0)", lambda: ai.MCTS(simulations=0)),
-    _no("ai.MCTS(threads=0)", lambda: ai.MCTS(threads=0)),
+    _no("ai.MCTS(trees=0)", lambda: ai.MCTS(trees=0)),
     _no("ai.AlphaBeta(depth=0)", lambda: ai.AlphaBeta(depth=0)),
     _no("ai.Random(seed=-1)", lambda: ai.Random(seed=-1)),
     _no("ai.Random(seed=2**64)", lambda: ai.Random(seed=2**64)),

@@ -63,8 +63,8 @@ def _numpy_cases(t: type) -> list[tuple[str, Callable[[Callable[[int], Any]], An
         ),
         ("VectorEnv(...).reset(seed=)/step(array)/board(i)", env_after),
         (
-            "ai.MCTS(simulations=, threads=, seed=).choose",
-            lambda n: ai.MCTS(simulations=n(30), threads=n(1), seed=n(4)).choose(colorwars.Game()),
+            "ai.MCTS(simulations=, trees=, seed=).choose",
+            lambda n: ai.MCTS(simulations=n(30), trees=n(1), seed=n(4)).choose(colorwars.Game()),
         ),
         (
             "ai.AlphaBeta(depth=, seed=).choose",
@@ -89,7 +89,7 @@ def _numpy_cases(t: type) -> list[tuple[str, Callable[[Callable[[int], Any]], An
             lambda n: ai.tournament([R0, G0], n(2), n(3), n(3), seed=n(1), threads=n(1)),
         ),
         (
-            "ai.opening_win_rates(first, second, games_per_cell, width, height, seed=)",
+            "ai.opening_win_rates(player_a, player_b, games_per_cell, width, height, seed=)",
             lambda n: ai.opening_win_rates(R0, R1, n(1), n(2), n(2), seed=n(1), threads=n(1)),
         ),
         (

@@ -65,8 +65,8 @@ RISKY: list[Risky] = [
         20,
     ),
     Risky(
-        "ai.MCTS(simulations=10, threads=100000).choose(g)",
-        "ai.MCTS(simulations=10, threads=100000).choose(colorwars.Game(3, 3))",
+        "ai.MCTS(simulations=10, trees=100000).choose(g)",
+        "ai.MCTS(simulations=10, trees=100000).choose(colorwars.Game(3, 3))",
         5,
     ),
     Risky(

@@ -30,8 +30,8 @@ from colorwars.errors import (
     ConfigError,
     IllegalMoveError,
     InvalidIndexError,
+    InvalidPlayerError,
     InvalidPlayersError,
-    InvalidPolicyError,
     SearchLimitError,
 )
 from colorwars.game import Game
@@ -142,12 +142,12 @@ def ai_player(name: object, players: int, seed: int, seconds: float) -> AiPlayer
     ``alphabeta[:DEPTH]``) within the web's limits, searching at most ``seconds``."""
     player = parse_player(name)  # type: ignore[arg-type]  # parse_player checks the type
     if isinstance(player, MCTS):
-        n = check.whole(player.simulations, "simulations", 1, MAX_SIMULATIONS, InvalidPolicyError)
+        n = check.whole(player.simulations, "simulations", 1, MAX_SIMULATIONS, InvalidPlayerError)
         return MCTS(simulations=n, time=seconds, seed=seed)
     if isinstance(player, AlphaBeta):
-        depth = check.whole(player.depth, "depth", 1, MAX_DEPTH, InvalidPolicyError)
+        depth = check.whole(player.depth, "depth", 1, MAX_DEPTH, InvalidPlayerError)
         if players != 2:
-            raise InvalidPolicyError(
+            raise InvalidPlayerError(
                 f"invalid player {name!r}: alpha-beta plays two-player games only, not {players}"
             )
         return AlphaBeta(depth=depth, time=seconds, seed=seed)  # whichever comes first
@@ -168,8 +168,8 @@ def seat_name(name: object, players: int) -> str:
 
 def hint_player(players: int, seed: int) -> tuple[AiPlayer, str]:
     """The strongest player at a modest budget, and its name: alpha-beta to depth 6 for two
-    players (it beat MCTS with 5,000 simulations in 27 of 40 games on 5x5), MCTS with 5,000
-    simulations otherwise; either stops after a second."""
+    players (stronger than MCTS with 5,000 simulations on 5x5: see the docs' AI page), MCTS
+    with 5,000 simulations otherwise; either stops after a second."""
     if players == 2:
         return AlphaBeta(depth=6, time=HINT_SECONDS, seed=seed), "alphabeta:6"
     return MCTS(simulations=5000, time=HINT_SECONDS, seed=seed), "mcts:5000"
@@ -541,7 +541,7 @@ def build(body: object) -> LiveGame:
         seats = [HUMAN] + [DEFAULT_SEATS[1]] * (game.players - 1)
     if not isinstance(seats, list) or len(seats) != game.players:
         check.fail(
-            InvalidPolicyError,
+            InvalidPlayerError,
             "seats",
             seats,
             f"expected a list of {game.players} seats, each 'human' or an AI "

@@ -1,0 +1,216 @@
+"""What a newcomer stumbled on (issue 18): one default rule set, progress on every long
+command, and the command line's rough edges. Each test failed before its fix."""
+
+from __future__ import annotations
+
+import inspect
+import io
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import colorwars
+import pytest
+from colorwars import cli
+from colorwars.cli import build_parser, main
+from rich.console import Console
+
+ROOT = Path(__file__).parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLORWARS_CACHE_DIR", str(tmp_path / "cache"))
+
+
+# -- one default rule set ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "function",
+    [colorwars.solve, colorwars.prove, colorwars.Game, colorwars.simulate],
+    ids=lambda f: f.__name__,
+)
+def test_every_entry_point_defaults_to_colorwars(function: Any) -> None:
+    assert inspect.signature(function).parameters["rules"].default == "colorwars"
+
+
+@pytest.mark.parametrize("command", ["solve", "simulate", "play", "tournament", "openings"])
+def test_every_command_defaults_to_colorwars(command: str) -> None:
+    extra = ["4x4"] if command == "solve" else []
+    assert build_parser().parse_args([command, *extra]).rules == "colorwars"
+
+
+def test_solve_without_rules_solves_colorwars() -> None:
+    assert colorwars.solve(3, 3, cache=False).rules == "colorwars"
+
+
+# -- progress within a second --------------------------------------------------------------
+
+
+def test_solve_reports_progress() -> None:
+    seen: list[int] = []
+    s = colorwars.solve(3, 3, rules="classic", cache=False, progress=seen.append)
+    assert seen, "progress was never called"
+    assert all(isinstance(n, int) and 0 <= n <= s.positions for n in seen)
+
+
+def test_solve_of_a_position_reports_progress() -> None:
+    g = colorwars.Game(3, 3, rules="classic")
+    g.play("a1")
+    seen: list[int] = []
+    colorwars.solve(g, progress=seen.append)
+    assert seen
+
+
+def test_solve_refuses_a_progress_that_is_not_callable() -> None:
+    with pytest.raises(colorwars.ConfigError, match="progress"):
+        colorwars.solve(3, 3, cache=False, progress=5)  # type: ignore[arg-type]
+
+
+def _terminal() -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    return Console(file=out, force_terminal=True, width=120, highlight=False), out
+
+
+def test_the_solve_command_shows_progress_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    from colorwars import solver
+
+    real = solver.solve
+
+    def slow(*args: Any, progress: Any = None, **kwargs: Any) -> Any:
+        assert progress is not None, "colorwars solve gave the solver no progress callback"
+        progress(12_345)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solver, "solve", slow)
+    console, out = _terminal()
+    args = build_parser().parse_args(["solve", "3x3", "--no-cache"])
+    assert cli.cmd_solve(args, console) == 0
+    assert "12,345 positions" in out.getvalue()
+
+
+def test_the_solve_command_is_quiet_with_no_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    from colorwars import solver
+
+    seen: list[Any] = []
+    real = solver.solve
+
+    def record(*args: Any, progress: Any = None, **kwargs: Any) -> Any:
+        seen.append(progress)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(solver, "solve", record)
+    console, _ = _terminal()
+    args = build_parser().parse_args(["solve", "3x3", "--no-cache", "--no-progress"])
+    assert cli.cmd_solve(args, console) == 0
+    assert seen == [None]
+
+
+# -- the command line -----------------------------------------------------------------------
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"colorwars {colorwars.__version__}"
+
+
+def _help(*command: str) -> str:
+    parser = build_parser()
+    if not command:
+        return parser.format_help()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    return sub.choices[command[0]].format_help()  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "command", ["", "replay", "simulate", "solve", "tournament", "openings", "play", "serve"]
+)
+def test_help_texts_show_no_raw_percent_escapes(command: str) -> None:
+    text = _help(*([command] if command else []))
+    assert "%%" not in text
+
+
+def test_simulate_help_says_95_percent() -> None:
+    assert "95% intervals" in " ".join(_help("simulate").split())
+
+
+def test_replay_help_names_a_record_that_exists() -> None:
+    named = re.findall(r"seeds/games/\S+\.cwr", _help("replay"))
+    assert named
+    for name in named:
+        assert (ROOT / name).is_file(), name
+
+
+@pytest.mark.parametrize("suffix", [".json", ".csv"])
+def test_simulate_json_with_an_output_prints_only_the_json(
+    tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_file = tmp_path / f"results{suffix}"
+    args = ["simulate", "--games", "20", "--json", "--output", str(out_file), "--no-progress"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["games"] == 20  # stdout is the JSON alone
+    assert out_file.exists()
+    assert str(out_file) in captured.err  # the note about the file goes to stderr
+
+
+def test_openings_png_without_matplotlib_refuses_before_playing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from colorwars import ai
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the games were played before matplotlib was checked")
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # `import matplotlib` fails
+    monkeypatch.setattr(ai, "opening_win_rates", never)
+    code = main(["openings", "--size", "3x3", "--games", "5", "--png", str(tmp_path / "h.png")])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "matplotlib" in err
+    assert "colorwars[plot]" in err
+
+
+def test_missing_matplotlib_is_a_missing_extra_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    with pytest.raises(colorwars.MissingExtraError, match=r"colorwars\[plot\]"):
+        cli.require_matplotlib("--png")
+
+
+@pytest.mark.parametrize("output", [None, "results.csv"])
+def test_record_without_a_json_output_is_refused(
+    tmp_path: Path, output: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["simulate", "--games", "10", "--record", "--no-progress"]
+    if output is not None:
+        args += ["--output", str(tmp_path / output)]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "--record" in err
+    assert "--output F.json" in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "results.csv").exists()
+
+
+def test_record_with_a_json_output_keeps_the_moves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_file = tmp_path / "r.json"
+    args = ["simulate", "--games", "5", "--record", "--output", str(out_file), "--no-progress"]
+    assert main(args) == 0
+    assert len(json.loads(out_file.read_text())["moves"]) == 5
+
+
+def test_simulation_result_repr_is_a_short_summary() -> None:
+    r = colorwars.simulate(games=1000, seed=1)
+    text = repr(r)
+    assert len(text.splitlines()) <= 3
+    assert len(text) < 400
+    for part in ("1,000 games", "5x5", "colorwars", "random", "plies", " s"):
+        assert part in text, part
+    assert "array(" not in text
