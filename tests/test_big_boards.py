@@ -26,7 +26,7 @@ def replay(moves: list[int], width: int, height: int, players: int, rules: str) 
     return g
 
 
-# (width, height, rules, players, policies, games, max_plies). The reference engine replays
+# (width, height, rules, players, seats, games, max_plies). The reference engine replays
 # about two thousand moves a second on 32 x 32, and a random game there lasts about 2100 moves
 # under `classic` and 3500 to 5000 under `colorwars` (where the `empty` burst destroys orbs),
 # so all but one of the `colorwars` games on 32 x 32 are cut off by `max_plies`.
@@ -44,7 +44,7 @@ SIMULATIONS = [
 
 
 @pytest.mark.parametrize(
-    ("width", "height", "rules", "players", "policies", "games", "max_plies"),
+    ("width", "height", "rules", "players", "seats", "games", "max_plies"),
     SIMULATIONS,
     ids=lambda v: "-".join(v) if isinstance(v, list) else str(v),
 )
@@ -53,7 +53,7 @@ def test_simulated_games_replay_on_the_reference_engine(
     height: int,
     rules: str,
     players: int,
-    policies: str | list[str],
+    seats: str | list[str],
     games: int,
     max_plies: int | None,
 ) -> None:
@@ -62,7 +62,7 @@ def test_simulated_games_replay_on_the_reference_engine(
     the same waves (§3.1); a game cut off by `max_plies` is still undecided there."""
     r = colorwars.simulate(
         games=games, width=width, height=height, players=players, rules=rules,
-        policies=policies, seed=11, max_plies=max_plies, record=True,
+        seats=seats, seed=11, max_plies=max_plies, record=True,
     )  # fmt: skip
     for i in range(games):
         moves = r.moves(i)
@@ -85,7 +85,7 @@ def test_simulated_waves_match_the_reference_engine() -> None:
     """The wave counts of a full 17 x 16 game: the cascades of every move, wave by wave
     (RULES.md §3.1), counted by the simulation loop and by the reference engine."""
     r = colorwars.simulate(
-        games=2, width=17, height=16, players=3, rules="colorwars", policies="greedy", seed=4,
+        games=2, width=17, height=16, players=3, rules="colorwars", seats="greedy", seed=4,
         record=True,
     )  # fmt: skip
     for i in range(2):

@@ -47,7 +47,7 @@ WHOLE = [
     (ai.Greedy, "seed", 7, -1),
     (ai.MCTS, "seed", 7, 2**70),
     (ai.MCTS, "simulations", 20, 2**70),
-    (ai.MCTS, "threads", 1, 10**6),
+    (ai.MCTS, "trees", 1, 10**6),
     (ai.MCTS, "cutoff", 5, -3),
     (ai.AlphaBeta, "depth", 2, 10**6),
     (ai.AlphaBeta, "seed", 7, 2**70),
@@ -120,6 +120,6 @@ def test_a_simulation_with_shifty_players_plays() -> None:
     """Issue 17 item 4: a simulation of players made from shifty values plays with the
     checked values."""
     seats = [ai.MCTS(simulations=Shifty(10, 2**70)), ai.AlphaBeta(depth=Shifty(1, 10**6))]  # type: ignore[arg-type]
-    r = colorwars.simulate(games=2, width=3, height=3, policies=seats, seed=Shifty(1, -1))  # type: ignore[arg-type]
+    r = colorwars.simulate(games=2, width=3, height=3, seats=seats, seed=Shifty(1, -1))  # type: ignore[arg-type]
     assert r.games == 2
     assert r.seed == 1

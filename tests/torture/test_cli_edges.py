@@ -75,7 +75,7 @@ COMMANDS = {
     "simulate": ["simulate", "--games", "1000"],
     "simulate --json": ["simulate", "--games", "1000", "--json"],
     "solve": ["solve", "3x3", "--no-cache"],
-    "tournament": ["tournament", "--policies", "random,greedy", "--games", "4", "--size", "3x3"],
+    "tournament": ["tournament", "--entrants", "random,greedy", "--games", "4", "--size", "3x3"],
     "openings": ["openings", "--games", "2", "--size", "3x3"],
     "play": ["play", "--size", "3x3", "--seats", "random,greedy", "--delay", "0"],
 }

@@ -65,7 +65,7 @@ def _expensive_player_name(value: object) -> bool:
 
 
 def _skip_simulate(name: str, value: object) -> bool:
-    if name == "policies":
+    if name == "seats":
         return _expensive_player_name(value)
     return name == "backend" and isinstance(value, str) and value == "ray"  # starts Ray
 
@@ -133,7 +133,7 @@ ENTRIES: dict[str, Entry] = {
                 "height": 3,
                 "players": 2,
                 "rules": "colorwars",
-                "policies": "random",
+                "seats": "random",
                 "seed": 0,
                 "threads": 1,
                 "max_plies": None,
@@ -145,7 +145,7 @@ ENTRIES: dict[str, Entry] = {
                 *_sizes(),
                 Arg("players", "int", 2, 8),
                 RULES,
-                Arg("policies", "any"),
+                Arg("seats", "any"),
                 SEED,
                 Arg("threads", "int", 0, None, cap=8),
                 Arg("max_plies", "optint", 1, None),
@@ -217,7 +217,7 @@ ENTRIES: dict[str, Entry] = {
                 "simulations": 50,
                 "time": None,
                 "c": 0.7,
-                "threads": 1,
+                "trees": 1,
                 "seed": 0,
                 "greedy": 1.0,
                 "solver": True,
@@ -229,7 +229,7 @@ ENTRIES: dict[str, Entry] = {
                 Arg("simulations", "optint", 1, None),
                 Arg("time", "optnum", 0, None, lo_open=True),
                 Arg("c", "num", 0, None),
-                Arg("threads", "int", 1, None),
+                Arg("trees", "int", 1, None),
                 SEED,
                 Arg("greedy", "num", 0, 1),
                 Arg("solver", "any"),
@@ -301,8 +301,8 @@ ENTRIES: dict[str, Entry] = {
             "ai.opening_win_rates",
             ai.opening_win_rates,
             {
-                "first": R0,
-                "second": R1,
+                "player_a": R0,
+                "player_b": R1,
                 "games_per_cell": 1,
                 "width": 2,
                 "height": 2,
@@ -311,8 +311,8 @@ ENTRIES: dict[str, Entry] = {
                 "threads": 1,
             },
             [
-                Arg("first", "any"),
-                Arg("second", "any"),
+                Arg("player_a", "any"),
+                Arg("player_b", "any"),
                 Arg("games_per_cell", "int", 0, None, cap=16),
                 *_sizes(cap=6),
                 RULES,
@@ -321,7 +321,9 @@ ENTRIES: dict[str, Entry] = {
                 Arg("progress", "any"),
             ],
             batch=4,
-            skip=lambda name, value: name in ("first", "second") and _expensive_player_name(value),
+            skip=lambda name, value: (
+                name in ("player_a", "player_b") and _expensive_player_name(value)
+            ),
         ),
         Entry(
             "solve",

@@ -51,8 +51,8 @@ MUST_REJECT: list[tuple[str, Callable[[], Any]]] = [
     _no("simulate(games=2, threads=-1)", lambda: colorwars.simulate(games=2, threads=-1)),
     _no("simulate(games=2, first=2)", lambda: colorwars.simulate(games=2, first=2)),
     _no(
-        "simulate(games=2, policies=['random'] * 3)",
-        lambda: colorwars.simulate(games=2, policies=["random"] * 3),
+        "simulate(games=2, seats=['random'] * 3)",
+        lambda: colorwars.simulate(games=2, seats=["random"] * 3),
     ),
     _no("VectorEnv(num_envs=0)", lambda: colorwars.VectorEnv(num_envs=0)),
     _no("VectorEnv(num_envs=2, threads=-1)", lambda: colorwars.VectorEnv(num_envs=2, threads=-1)),

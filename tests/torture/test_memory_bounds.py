@@ -52,7 +52,7 @@ def _child(kwargs: dict[str, object], timeout: float = 40) -> dict[str, object]:
 
 CASES = {
     "classic 32x32": {"rules": "classic"},
-    "classic 32x32, search players": {"rules": "classic", "policies": ["mcts:2", "random"]},
+    "classic 32x32, search players": {"rules": "classic", "seats": ["mcts:2", "random"]},
     "drop3+subtract 32x32": {"rules": "drop3+subtract"},
     "colorwars 32x32, max_plies": {"rules": "colorwars", "max_plies": 3000},
 }
@@ -92,9 +92,9 @@ def test_no_game_outlasts_the_bound(rules: str, width: int, height: int) -> None
         for x in range(width)
     )
     assert bound == capacity + 1
-    for policies in ("random", "greedy"):
+    for seats in ("random", "greedy"):
         r = colorwars.simulate(
-            games=3000, width=width, height=height, rules=rules, policies=policies, seed=5
+            games=3000, width=width, height=height, rules=rules, seats=seats, seed=5
         )
         assert int(r.plies.max()) <= bound
     for players in (3, 4):

@@ -56,14 +56,18 @@ def test_poisoned_solver_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
         # Sealed with a good checksum: the entry itself is still checked before it is used.
         sealed = seal(CACHE_KIND, CACHE_FORMAT, {"entries": {key: poison}})
         (cache / "solutions.cache").write_bytes(sealed)
-        example = f"solve(2, 3) with the cache entry {tc.safe_repr(poison)}"
-        out = tc.probe(findings, "solve", "solve (cache)", example, colorwars.solve, 2, 3)
+        example = f"solve(2, 3, rules='classic') with the cache entry {tc.safe_repr(poison)}"
+        out = tc.probe(
+            findings, "solve", "solve (cache)", example, colorwars.solve, 2, 3, rules="classic"
+        )
         if out.ok and not _same(out.value, truth):
             findings.add("solve (cache)", "handed back a poisoned cache entry", example)
     for raw in [b"\xff\xfe", b"{", b"[1, 2]", b'{"2x3 classic": 1e999}', b"\x00" * 100]:
         (cache / "solutions.cache").write_bytes(raw)
-        example = f"solve(2, 3) with the cache file {raw!r:.40}"
-        out = tc.probe(findings, "solve", "solve (cache)", example, colorwars.solve, 2, 3)
+        example = f"solve(2, 3, rules='classic') with the cache file {raw!r:.40}"
+        out = tc.probe(
+            findings, "solve", "solve (cache)", example, colorwars.solve, 2, 3, rules="classic"
+        )
         if out.ok and not _same(out.value, truth):
             findings.add("solve (cache)", "handed back a wrong solution", example)
     findings.check()
