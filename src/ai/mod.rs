@@ -3,9 +3,11 @@
 
 mod matches;
 mod mcts;
+mod puct;
 
 pub use matches::{play_match, play_matches, MatchSpec};
 pub use mcts::{mcts, mcts_analysis, MctsParams, MoveStats, Trees};
+pub use puct::{memory_bound, node_cap, AnyPuct, Leaves, Puct, PuctError, PuctMove, PuctParams};
 
 use std::time::{Duration, Instant};
 

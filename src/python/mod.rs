@@ -26,6 +26,7 @@ use crate::with_game;
 mod convert;
 mod game;
 mod players;
+mod puct;
 mod simulation;
 mod solvers;
 mod vecenv;
@@ -33,6 +34,7 @@ mod vecenv;
 use convert::*;
 use game::*;
 use players::*;
+use puct::*;
 use simulation::*;
 use solvers::*;
 use vecenv::*;
@@ -150,7 +152,7 @@ mod _core {
     #[pymodule_export]
     use super::{
         ai_analyse, ai_choose, parse_rules, play_match, play_matches, prove, proven_move,
-        rules_from_axes, simulate, solve, solve_position, symmetric_moves, NativeGame,
+        rules_from_axes, simulate, solve, solve_position, symmetric_moves, NativeGame, NativePuct,
         NativeVecEnv, PyProofTable,
     };
 }

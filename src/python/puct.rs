@@ -1,0 +1,208 @@
+//! `NativePuct`: a batch of PUCT search trees (`ai::puct`) that `colorwars.puct` drives. It
+//! only converts types and maps errors; every native step is short and runs with the GIL
+//! released, and the core never calls Python (the evaluator is called by the Python layer
+//! between two steps), so no deadlock is possible and Ctrl-C works while it evaluates.
+
+use numpy::PyArray3;
+use numpy::PyReadonlyArray1;
+use numpy::PyReadonlyArray2;
+
+use super::*;
+use crate::ai::{memory_bound, AnyPuct, Leaves, PuctError, PuctParams};
+
+pyo3::import_exception!(colorwars.errors, InvalidEvaluatorError);
+
+impl From<PuctError> for PyErr {
+    fn from(e: PuctError) -> PyErr {
+        let msg = e.to_string();
+        match e {
+            PuctError::Core(e) => e.into(),
+            PuctError::Evaluation(_) => InvalidEvaluatorError::new_err(msg),
+            PuctError::NoTree { .. } => InvalidIndexError::new_err(msg),
+            PuctError::Busy { .. } | PuctError::OtherGame(_) => ConfigError::new_err(msg),
+        }
+    }
+}
+
+/// A contiguous copy of a numpy array's data (the caller's array may change once the GIL is
+/// released).
+fn copied<T: numpy::Element + Copy, D: numpy::ndarray::Dimension>(
+    array: &numpy::PyReadonlyArray<'_, T, D>,
+    name: &str,
+) -> PyResult<Vec<T>> {
+    let slice = array
+        .as_slice()
+        .map_err(|_| InvalidEvaluatorError::new_err(format!("{name} must be contiguous")))?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(slice.len())
+        .map_err(|_| Error::OutOfMemory(format!("a copy of the {name}")))?;
+    v.extend_from_slice(slice);
+    Ok(v)
+}
+
+/// One root move as `stats` reports it: (cell, visits, mean value or None, prior, proven).
+type PuctRow = (usize, u32, Option<f32>, f32, Option<bool>);
+
+/// The native batch of search trees, one per game; `colorwars.puct` wraps it.
+#[pyclass(module = "colorwars._core", name = "NativePuct")]
+pub(super) struct NativePuct {
+    inner: AnyPuct,
+}
+
+#[pymethods]
+impl NativePuct {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        config: GameConfig,
+        trees: usize,
+        simulations: u32,
+        c_puct: f32,
+        dirichlet: f32,
+        dirichlet_weight: f32,
+        seed: u64,
+    ) -> PyResult<Self> {
+        let params = PuctParams {
+            simulations,
+            c_puct,
+            dirichlet,
+            dirichlet_weight,
+        };
+        Ok(NativePuct {
+            inner: AnyPuct::new(config.check()?, trees, params, seed)?,
+        })
+    }
+
+    /// The most bytes `trees` trees of a game of `config` may take with `simulations`.
+    #[staticmethod]
+    fn memory_bound(config: GameConfig, trees: usize, simulations: u32) -> PyResult<u64> {
+        Ok(memory_bound(&config.check()?, trees, simulations))
+    }
+
+    #[getter]
+    fn trees(&self) -> usize {
+        self.inner.trees()
+    }
+
+    /// Leaves sent out by `select` and not expanded yet.
+    #[getter]
+    fn pending(&self) -> usize {
+        self.inner.pending()
+    }
+
+    /// Starts tree `i`'s search at `game`'s position (keeping the graph below it, if any).
+    fn set_root(
+        &mut self,
+        py: Python<'_>,
+        i: usize,
+        game: &Bound<'_, NativeGame>,
+        stream: u64,
+    ) -> PyResult<()> {
+        let position = game.borrow().position();
+        let inner = &mut self.inner;
+        Ok(py.detach(|| inner.set_root(i, &position, stream))?)
+    }
+
+    /// Plays `cell` at tree `i`'s root and starts its next search there; the winner if the
+    /// move ends the game.
+    fn advance(&mut self, py: Python<'_>, i: usize, cell: usize) -> PyResult<Option<usize>> {
+        let inner = &mut self.inner;
+        Ok(py.detach(|| inner.advance(i, cell))?)
+    }
+
+    fn stop(&mut self, i: usize) -> PyResult<()> {
+        Ok(self.inner.stop(i)?)
+    }
+
+    /// The trees whose search is over.
+    fn finished(&self) -> Vec<usize> {
+        self.inner.finished()
+    }
+
+    /// Descends every searching tree until `k` of its leaves wait: (planes (B, players, H,
+    /// W) uint8, mask (B, cells) uint8, tree (B,) int64) of the B new leaves.
+    #[allow(clippy::type_complexity)]
+    fn select<'py>(
+        &mut self,
+        py: Python<'py>,
+        k: usize,
+    ) -> PyResult<(
+        Bound<'py, PyArray4<u8>>,
+        Bound<'py, PyArray2<u8>>,
+        Bound<'py, PyArray1<i64>>,
+    )> {
+        let cfg = *self.inner.cfg();
+        let inner = &mut self.inner;
+        let mut out = Leaves::default();
+        let n = py.detach(|| inner.select(k, &mut out))?;
+        let planes =
+            PyArray1::from_vec(py, out.planes).reshape([n, cfg.players, cfg.height, cfg.width])?;
+        let mask = PyArray1::from_vec(py, out.mask).reshape([n, cfg.cells()])?;
+        let tree = out.tree.into_iter().map(i64::from).collect();
+        Ok((planes, mask, PyArray1::from_vec(py, tree)))
+    }
+
+    /// The evaluations of every pending leaf, in order: logits (B, cells) and values (B,),
+    /// float32. A bad evaluation changes nothing (the leaves still wait).
+    fn expand(
+        &mut self,
+        py: Python<'_>,
+        logits: PyReadonlyArray2<'_, f32>,
+        values: PyReadonlyArray1<'_, f32>,
+    ) -> PyResult<()> {
+        let logits = copied(&logits, "logits")?;
+        let values = copied(&values, "values")?;
+        let inner = &mut self.inner;
+        Ok(py.detach(|| inner.expand(&logits, &values))?)
+    }
+
+    /// Forgets every pending leaf (their virtual losses undone).
+    fn abandon(&mut self) {
+        self.inner.abandon();
+    }
+
+    /// Tree `i`'s root visits by cell.
+    fn visits<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        Ok(PyArray1::from_vec(py, self.inner.visits(i)?))
+    }
+
+    /// Tree `i`'s move distribution by cell (sums to 1 over the legal moves).
+    fn policy<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyArray1<f32>>> {
+        Ok(PyArray1::from_vec(py, self.inner.policy(i)?))
+    }
+
+    /// Tree `i`'s best move (a proven win first, then the most visited).
+    fn best(&mut self, i: usize) -> PyResult<Option<usize>> {
+        Ok(self.inner.pick(i, 0.0)?)
+    }
+
+    /// Tree `i`'s move with `temperature` (0: the best).
+    fn pick(&mut self, i: usize, temperature: f64) -> PyResult<Option<usize>> {
+        Ok(self.inner.pick(i, temperature)?)
+    }
+
+    /// Every legal root move of tree `i`: (cell, visits, mean value, prior, proven), and the
+    /// simulations of this search.
+    fn stats(&self, i: usize) -> PyResult<(Vec<PuctRow>, u32)> {
+        let (rows, done) = self.inner.stats(i)?;
+        let rows = rows
+            .iter()
+            .map(|r| (r.cell, r.visits, r.value, r.prior, r.proven))
+            .collect();
+        Ok((rows, done))
+    }
+
+    /// Tree `i`'s root: (planes (players, H, W) uint8, mask (cells,) uint8, ply).
+    #[allow(clippy::type_complexity)]
+    fn observe<'py>(
+        &self,
+        py: Python<'py>,
+        i: usize,
+    ) -> PyResult<(Bound<'py, PyArray3<u8>>, Bound<'py, PyArray1<u8>>, u32)> {
+        let cfg = *self.inner.cfg();
+        let (planes, mask, ply) = self.inner.observe_root(i)?;
+        let planes =
+            PyArray1::from_vec(py, planes).reshape([cfg.players, cfg.height, cfg.width])?;
+        Ok((planes, PyArray1::from_vec(py, mask), ply))
+    }
+}
