@@ -226,6 +226,9 @@ def test_missing_web_extra_is_a_missing_extra_error(
 ) -> None:
     for name in [m for m in sys.modules if m == "colorwars.web" or m.startswith("colorwars.web.")]:
         monkeypatch.delitem(sys.modules, name)
+    # Every starlette module, submodules too: a cached submodule is found without its parent.
+    for name in [m for m in sys.modules if m == "starlette" or m.startswith("starlette.")]:
+        monkeypatch.setitem(sys.modules, name, None)
     monkeypatch.setitem(sys.modules, "starlette", None)
     assert main(["serve", "--port", "0"]) == 1
     assert "colorwars[web]" in capsys.readouterr().err
