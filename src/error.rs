@@ -9,12 +9,13 @@ pub enum Error {
     InvalidSize { width: i64, height: i64 },
     /// Player count outside 2..=8, or more players than cells.
     InvalidPlayers { players: i64, cells: i64 },
-    /// A starting player (or player letter) that is not one of the players.
-    InvalidPlayer { player: i64, players: i64 },
+    /// A seat (a starting player, a player letter) that is not one of the players.
+    InvalidSeat { seat: i64, players: i64 },
     /// An unknown rule preset or axis value.
     InvalidRules(String),
-    /// An unknown policy name.
-    InvalidPolicy(String),
+    /// A player (what chooses moves) that is not known or not allowed: an unknown name or bad
+    /// settings.
+    InvalidPlayer(String),
     /// Move input that does not name a cell of this board.
     InvalidMove(String),
     /// A cell of the board on which the player to move may not place.
@@ -41,14 +42,14 @@ impl fmt::Display for Error {
                 "invalid number of players {players}: allowed are 2 to 8, and at most the number \
                  of cells ({cells})"
             ),
-            Error::InvalidPlayer { player, players } => write!(
+            Error::InvalidSeat { seat, players } => write!(
                 f,
-                "invalid player {player}: players are numbered 0 to {} (letters a to {})",
+                "invalid player {seat}: players are numbered 0 to {} (letters a to {})",
                 players - 1,
                 (b'a' + (*players as u8).saturating_sub(1).min(7)) as char
             ),
             Error::InvalidRules(msg) => write!(f, "invalid rules: {msg}"),
-            Error::InvalidPolicy(msg) => write!(f, "invalid policy: {msg}"),
+            Error::InvalidPlayer(msg) => write!(f, "invalid player: {msg}"),
             Error::InvalidMove(msg) => write!(f, "invalid move: {msg}"),
             Error::IllegalMove { cell, reason } => write!(f, "illegal move {cell}: {reason}"),
             Error::GameOver { winner } => write!(

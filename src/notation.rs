@@ -133,7 +133,7 @@ fn parse_int(field: &str, what: &str, max: i64) -> Result<i64> {
     Ok(n)
 }
 
-fn parse_player(c: u8, players: i64, what: &str) -> Result<usize> {
+fn parse_seat(c: u8, players: i64, what: &str) -> Result<usize> {
     let p = c.wrapping_sub(b'a') as i64;
     if !(0..players).contains(&p) {
         return bad(format!(
@@ -145,13 +145,13 @@ fn parse_player(c: u8, players: i64, what: &str) -> Result<usize> {
     Ok(p as usize)
 }
 
-fn parse_players(field: &str, players: i64, what: &str) -> Result<u8> {
+fn parse_seats(field: &str, players: i64, what: &str) -> Result<u8> {
     if field == "-" {
         return Ok(0);
     }
     let mut mask = 0u8;
     for &c in field.as_bytes() {
-        let p = parse_player(c, players, what)?;
+        let p = parse_seat(c, players, what)?;
         if mask & (1 << p) != 0 {
             return bad(format!("{what}: player {:?} is listed twice", c as char));
         }
@@ -219,7 +219,7 @@ pub fn parse_position(text: &str) -> Result<Setup> {
                         y + 1
                     ));
                 };
-                let p = parse_player(owner, players, &format!("row {}: the owner", y + 1))?;
+                let p = parse_seat(owner, players, &format!("row {}: the owner", y + 1))?;
                 cells.push(CellState {
                     count,
                     owner: Some(p),
@@ -245,9 +245,9 @@ pub fn parse_position(text: &str) -> Result<Setup> {
     if to_move_field.len() != 1 {
         return bad(format!("to move {:?} must be one player letter", fields[4]));
     }
-    let to_move = parse_player(to_move_field[0], players, "to move")?;
-    let moved = parse_players(fields[5], players, "moved")?;
-    let out = parse_players(fields[6], players, "out")?;
+    let to_move = parse_seat(to_move_field[0], players, "to move")?;
+    let moved = parse_seats(fields[5], players, "moved")?;
+    let out = parse_seats(fields[6], players, "out")?;
     let ply = parse_int(fields[7], "ply", u32::MAX as i64 / 2)? as u32;
     Ok(Setup {
         width,

@@ -33,7 +33,7 @@ impl Playout {
         match name {
             "random" => Ok(Playout::Random),
             "greedy" => Ok(Playout::Greedy),
-            _ => Err(Error::InvalidPolicy(format!(
+            _ => Err(Error::InvalidPlayer(format!(
                 "unknown player {name:?}; the simulation loop plays \"random\" and \"greedy\""
             ))),
         }

@@ -140,8 +140,8 @@ impl Config {
             return Err(Error::InvalidPlayers { players, cells });
         }
         if !(0..players).contains(&first) {
-            return Err(Error::InvalidPlayer {
-                player: first,
+            return Err(Error::InvalidSeat {
+                seat: first,
                 players,
             });
         }
@@ -197,7 +197,7 @@ mod tests {
         ));
         assert!(matches!(
             Config::new(5, 5, 2, Rules::COLORWARS, 2),
-            Err(Error::InvalidPlayer { .. })
+            Err(Error::InvalidSeat { .. })
         ));
     }
 }

@@ -320,7 +320,7 @@ mod tests {
         assert_eq!(Playout::parse("greedy"), Ok(Playout::Greedy));
         assert_eq!(
             Playout::parse("mcts").unwrap_err().to_string(),
-            "invalid policy: unknown player \"mcts\"; the simulation loop plays \"random\" and \
+            "invalid player: unknown player \"mcts\"; the simulation loop plays \"random\" and \
              \"greedy\""
         );
     }

@@ -114,9 +114,7 @@ def test_player_names_take_settings() -> None:
     assert ai.parse_player("mcts:time=1:c=0.7:solver=false:minimax=0:reuse=false") == ai.MCTS(
         time=1, c=0.7, solver=False, minimax=0.0, reuse=False
     )
-    assert ai.parse_player("MCTS:simulations=5000:trees=2") == ai.MCTS(
-        simulations=5000, trees=2
-    )
+    assert ai.parse_player("MCTS:simulations=5000:trees=2") == ai.MCTS(simulations=5000, trees=2)
     assert ai.parse_player("alphabeta:time=0.25") == ai.AlphaBeta(time=0.25)
     assert ai.parse_player("alphabeta:depth=3:seed=4") == ai.AlphaBeta(depth=3, seed=4)
 

@@ -36,7 +36,7 @@ class _Player(Protocol):
     @property
     def c(self) -> float: ...
     @property
-    def threads(self) -> int: ...
+    def trees(self) -> int: ...
     @property
     def greedy(self) -> float: ...
 
@@ -121,7 +121,7 @@ class NativeGame:
 
 def simulate(
     config: _Config,
-    policies: Sequence[str],
+    playouts: Sequence[str],
     seed: int,
     games: int,
     start: int = 0,

@@ -1,5 +1,6 @@
-"""AI: the players (``Random``, ``Greedy``, ``MCTS``, ``AlphaBeta``; see
-``colorwars.players``) and native matches, tournaments and opening statistics between them.
+"""AI: the players (``Random``, ``Greedy``, ``MCTS``, ``AlphaBeta``; see ``colorwars.players``),
+``PUCT`` searching with a network the user brings and ``self_play`` (``colorwars.puct``), and
+native matches, tournaments and opening statistics between them.
 
 >>> import colorwars
 >>> g = colorwars.Game(width=5, height=5)
@@ -33,23 +34,28 @@ from colorwars.players import (
     parse_player,
     seat_players,
 )
+from colorwars.puct import PUCT, PuctMove, SelfPlayRecords, self_play
 from colorwars.rules import GameConfig, Rules, RulesLike, resolve
 from colorwars.simulation import native_progress
 from colorwars.statistics import elo_ratings, wilson_interval
 
 __all__ = [
     "MCTS",
+    "PUCT",
     "AlphaBeta",
     "Decision",
     "Greedy",
     "MoveValue",
     "Player",
+    "PuctMove",
     "Random",
+    "SelfPlayRecords",
     "TournamentResult",
     "elo_ratings",
     "match",
     "opening_win_rates",
     "parse_player",
+    "self_play",
     "tournament",
 ]
 

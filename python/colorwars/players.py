@@ -46,15 +46,14 @@ __all__ = [
 @dataclass(frozen=True, slots=True)
 class NativeSpec:
     """What the native engine reads of a player (by attribute): its kind and budget. The
-    names are the engine's: ``seconds`` is the player's ``time`` budget and ``threads`` is
-    an MCTS player's ``trees``."""
+    names are the engine's: ``seconds`` is the player's ``time`` budget."""
 
     kind: str
     simulations: int = 0
     depth: int = 0
     seconds: float | None = None
     c: float = 0.0
-    threads: int = 1
+    trees: int = 1
     greedy: float = 0.0
     solver: bool = False
     minimax: float = 0.0
@@ -296,7 +295,7 @@ class MCTS(_Base):
             simulations=int(self.simulations or 0),
             seconds=None if self.time is None else float(self.time),
             c=float(self.c),
-            threads=int(self.trees),
+            trees=int(self.trees),
             greedy=float(self.greedy),
             solver=bool(self.solver),
             minimax=float(self.minimax),

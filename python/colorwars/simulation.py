@@ -304,7 +304,7 @@ def simulate(
             "config": c, "seed": seed, "max_plies": max_plies, "record": record,
         }  # fmt: skip
         if fast:
-            args["policies"] = [spec.kind for spec in specs]
+            args["playouts"] = [spec.kind for spec in specs]
         else:
             args["seats"] = specs
         arrays = run_sharded(args, games, shards, address, record, progress)

@@ -138,7 +138,7 @@ mod tests {
             simulations: 200,
             time: None,
             c: 1.0,
-            threads: 2,
+            trees: 2,
             greedy: 0.5,
             solver: true,
             reuse: true,

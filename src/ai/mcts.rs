@@ -19,7 +19,7 @@ use crate::rules::Config;
 use crate::search::{evaluate, zobrist};
 
 /// What MCTS plays with: `simulations` per move (or until `time` runs out when set; with both,
-/// whichever comes first), exploration constant `c`, root parallelism over `threads` trees,
+/// whichever comes first), exploration constant `c`, root parallelism over `trees` trees (each on a thread of its own),
 /// `greedy` the share of playout moves chosen greedily (the rest at random), `solver`:
 /// MCTS-Solver (Winands et al. 2008), two players only: proven wins and losses propagate up
 /// the tree, a proven win is played at once and a proven loss never chosen while anything
@@ -30,7 +30,7 @@ pub struct MctsParams {
     pub simulations: u32,
     pub time: Option<Duration>,
     pub c: f64,
-    pub threads: usize,
+    pub trees: usize,
     pub greedy: f64,
     pub solver: bool,
     /// Keep the search graph between a seat's moves in a native match and start the next
@@ -272,7 +272,7 @@ pub struct MoveStats {
 }
 
 /// Monte-Carlo tree search (UCT): every seat maximises its own result (1 for a win, 0 for a
-/// loss). Root parallelism: `threads` independent trees share the budget and their root
+/// loss). Root parallelism: `trees` independent trees share the budget and their root
 /// statistics are summed. Returns the most visited move and the simulations run.
 #[allow(clippy::too_many_arguments)]
 pub fn mcts<B: Bits>(
@@ -334,7 +334,7 @@ fn search<B: Bits>(
     let MctsParams {
         simulations,
         time,
-        threads,
+        trees: threads,
         ..
     } = *params;
     let key = zobrist(root, cfg.players);
@@ -765,7 +765,7 @@ mod tests {
             simulations,
             time: None,
             c: 0.5,
-            threads: 1,
+            trees: 1,
             greedy: 1.0,
             solver: true,
             reuse: true,

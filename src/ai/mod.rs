@@ -53,7 +53,7 @@ impl Player {
             Player::Mcts(MctsParams {
                 simulations,
                 c,
-                threads,
+                trees: threads,
                 time,
                 greedy,
                 minimax,
@@ -61,36 +61,36 @@ impl Player {
                 ..
             }) => {
                 if !(0.0..=1.0).contains(&minimax) || cutoff > MAX_CUTOFF {
-                    return Err(Error::InvalidPolicy(format!(
+                    return Err(Error::InvalidPlayer(format!(
                         "MCTS minimax weight {minimax} and cutoff {cutoff}: allowed are 0 to 1 \
                          and 0 to {MAX_CUTOFF}"
                     )));
                 }
                 if !(0.0..=1.0).contains(&greedy) {
-                    return Err(Error::InvalidPolicy(format!(
+                    return Err(Error::InvalidPlayer(format!(
                         "MCTS greedy playout share {greedy}: allowed are 0 to 1"
                     )));
                 }
                 if simulations == 0 && time.is_none() {
-                    return Err(Error::InvalidPolicy(
+                    return Err(Error::InvalidPlayer(
                         "MCTS needs simulations >= 1 or a time budget".into(),
                     ));
                 }
                 if !(c.is_finite() && c >= 0.0) || threads == 0 || threads > MAX_THREADS {
-                    return Err(Error::InvalidPolicy(format!(
-                        "MCTS needs c >= 0 and 1 to {MAX_THREADS} threads"
+                    return Err(Error::InvalidPlayer(format!(
+                        "MCTS needs c >= 0 and 1 to {MAX_THREADS} trees"
                     )));
                 }
             }
             Player::AlphaBeta { depth, .. } => {
                 if cfg.players != 2 {
-                    return Err(Error::InvalidPolicy(format!(
+                    return Err(Error::InvalidPlayer(format!(
                         "alpha-beta plays two-player games only, not {}",
                         cfg.players
                     )));
                 }
                 if !(1..=MAX_ALPHABETA_DEPTH).contains(&depth) {
-                    return Err(Error::InvalidPolicy(format!(
+                    return Err(Error::InvalidPlayer(format!(
                         "alpha-beta depth {depth}: allowed are 1 to {MAX_ALPHABETA_DEPTH}"
                     )));
                 }
@@ -183,7 +183,7 @@ mod tests {
             simulations: 300,
             time: None,
             c: 1.4,
-            threads: 1,
+            trees: 1,
             greedy: 0.0,
             solver: false,
             reuse: false,

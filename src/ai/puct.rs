@@ -54,7 +54,7 @@ pub struct PuctParams {
 
 impl PuctParams {
     pub fn check(&self) -> std::result::Result<(), Error> {
-        let bad = |msg: String| Err(Error::InvalidPolicy(msg));
+        let bad = |msg: String| Err(Error::InvalidPlayer(msg));
         if !(1..=MAX_SIMULATIONS).contains(&self.simulations) {
             return bad(format!(
                 "PUCT simulations {}: allowed are 1 to {MAX_SIMULATIONS}",

@@ -35,7 +35,7 @@ pub(super) struct NativeSpec {
     depth: i32,
     seconds: Option<f64>,
     c: f64,
-    threads: usize,
+    trees: usize,
     greedy: f64,
     solver: bool,
     minimax: f64,
@@ -47,7 +47,7 @@ impl NativeSpec {
     pub(super) fn check(&self, cfg: &Config) -> PyResult<Player> {
         let time = match self.seconds {
             Some(t) if !(t.is_finite() && t > 0.0 && t <= MAX_SECONDS) => {
-                return Err(Error::InvalidPolicy(format!(
+                return Err(Error::InvalidPlayer(format!(
                     "time budget {t}: expected seconds from 0 to {MAX_SECONDS:e}"
                 ))
                 .into());
@@ -62,7 +62,7 @@ impl NativeSpec {
                 simulations: self.simulations,
                 time,
                 c: self.c,
-                threads: self.threads,
+                trees: self.trees,
                 greedy: self.greedy,
                 solver: self.solver,
                 reuse: self.reuse,
@@ -74,7 +74,7 @@ impl NativeSpec {
                 time,
             },
             other => {
-                return Err(Error::InvalidPolicy(format!(
+                return Err(Error::InvalidPlayer(format!(
                     "unknown player {other:?}; allowed are random, greedy, mcts, alphabeta"
                 ))
                 .into());
@@ -103,7 +103,7 @@ pub(super) fn one_per_seat(given: usize, cfg: &Config) -> PyResult<()> {
         "{given} players given for {} seats: give one per seat",
         cfg.players
     );
-    Err(Error::InvalidPolicy(msg).into())
+    Err(Error::InvalidPlayer(msg).into())
 }
 
 /// The rules named by `text` (a preset or `OPENING+BURST`), as (opening, burst); the one

@@ -128,7 +128,10 @@ impl NativeGame {
     fn orbs(&self, player: i64) -> PyResult<u32> {
         let players = self.inner.cfg().players as i64;
         if !(0..players).contains(&player) {
-            return Err(PyErr::from(Error::InvalidPlayer { player, players }));
+            return Err(PyErr::from(Error::InvalidSeat {
+                seat: player,
+                players,
+            }));
         }
         Ok(self.inner.orbs(player as usize))
     }

@@ -44,7 +44,7 @@ pyo3::import_exception!(colorwars.errors, ConfigError);
 pyo3::import_exception!(colorwars.errors, InvalidSizeError);
 pyo3::import_exception!(colorwars.errors, InvalidPlayersError);
 pyo3::import_exception!(colorwars.errors, InvalidRulesError);
-pyo3::import_exception!(colorwars.errors, InvalidPolicyError);
+pyo3::import_exception!(colorwars.errors, InvalidPlayerError);
 pyo3::import_exception!(colorwars.errors, InvalidMoveError);
 pyo3::import_exception!(colorwars.errors, IllegalMoveError);
 pyo3::import_exception!(colorwars.errors, GameOverError);
@@ -57,11 +57,11 @@ impl From<Error> for PyErr {
         let msg = e.to_string();
         match e {
             Error::InvalidSize { .. } => InvalidSizeError::new_err(msg),
-            Error::InvalidPlayers { .. } | Error::InvalidPlayer { .. } => {
+            Error::InvalidPlayers { .. } | Error::InvalidSeat { .. } => {
                 InvalidPlayersError::new_err(msg)
             }
             Error::InvalidRules(_) => InvalidRulesError::new_err(msg),
-            Error::InvalidPolicy(_) => InvalidPolicyError::new_err(msg),
+            Error::InvalidPlayer(_) => InvalidPlayerError::new_err(msg),
             Error::InvalidMove(_) => InvalidMoveError::new_err(msg),
             Error::IllegalMove { .. } => IllegalMoveError::new_err(msg),
             Error::GameOver { .. } => GameOverError::new_err(msg),

@@ -43,7 +43,7 @@ pub(super) fn ai_analyse(
     let position = game.borrow().position();
     let cfg = *position.cfg();
     let Player::Mcts(params) = player.check(&cfg)? else {
-        return Err(Error::InvalidPolicy("only MCTS players analyse positions".into()).into());
+        return Err(Error::InvalidPlayer("only MCTS players analyse positions".into()).into());
     };
     if let Some(w) = position.winner() {
         return Err(Error::GameOver { winner: w as u8 }.into());

@@ -10,12 +10,12 @@ pub(super) type SimArrays<'py> = Bound<'py, PyDict>;
 /// `progress(done)` is called from this thread about every `interval` seconds; Ctrl-C (or an
 /// exception in `progress`) stops the run and is raised.
 #[pyfunction]
-#[pyo3(signature = (config, policies, seed, games, start=0, threads=0, max_plies=None, record=false, progress=None, interval=0.1))]
+#[pyo3(signature = (config, playouts, seed, games, start=0, threads=0, max_plies=None, record=false, progress=None, interval=0.1))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn simulate<'py>(
     py: Python<'py>,
     config: GameConfig,
-    policies: Vec<String>,
+    playouts: Vec<String>,
     seed: u64,
     games: usize,
     start: u64,
@@ -26,9 +26,9 @@ pub(super) fn simulate<'py>(
     interval: f64,
 ) -> PyResult<SimArrays<'py>> {
     let cfg = config.check()?;
-    one_per_seat(policies.len(), &cfg)?;
+    one_per_seat(playouts.len(), &cfg)?;
     let mut seats = [Playout::Random; 8];
-    for (seat, name) in seats.iter_mut().zip(&policies) {
+    for (seat, name) in seats.iter_mut().zip(&playouts) {
         *seat = Playout::parse(name)?;
     }
     let spec = SimSpec {

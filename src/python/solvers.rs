@@ -18,7 +18,7 @@ pub(super) fn solve(
 ) -> PyResult<Option<(usize, u32, Vec<usize>, u64, f64)>> {
     let cfg = config.check()?;
     if cfg.players != 2 {
-        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
+        return Err(Error::InvalidPlayer("the solver plays two-player games only".into()).into());
     }
     let game = AnyGame::new(cfg);
     let (solution, seconds) = watched(
@@ -127,7 +127,7 @@ pub(super) fn two_player_position(game: &Bound<'_, NativeGame>) -> PyResult<(Any
     let position = game.borrow().position();
     let cfg = *position.cfg();
     if cfg.players != 2 {
-        return Err(Error::InvalidPolicy("the solver plays two-player games only".into()).into());
+        return Err(Error::InvalidPlayer("the solver plays two-player games only".into()).into());
     }
     Ok((position, cfg))
 }
