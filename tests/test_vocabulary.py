@@ -40,7 +40,7 @@ def _import_graph() -> Any:
 def test_mcts_trees() -> None:
     m = MCTS(simulations=100, trees=2)
     assert m.trees == 2
-    assert m.native_spec().threads == 2  # what the native engine reads
+    assert m.native_spec().trees == 2  # what the native engine reads
     assert m.name == "mcts(100)[trees=2]"
     assert parse_player("mcts:simulations=100:trees=2") == m
 
