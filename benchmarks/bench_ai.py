@@ -78,7 +78,7 @@ def main() -> None:
     g = mid_game()
     print(f"\nspeed on a mid-game position ({g.to_text()})")
     for threads in (1, 2):
-        d = ai.MCTS(simulations=20_000, threads=threads).search(g)
+        d = ai.MCTS(simulations=20_000, trees=threads).search(g)
         rate = d.work / d.seconds
         print(f"  MCTS, {threads} thread(s): {rate:,.0f} simulations/s (greedy playouts)")
         FIGURES[f"mcts_{threads}_threads_simulations_per_second"] = rate

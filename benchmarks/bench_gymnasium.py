@@ -1,6 +1,6 @@
 """The Gymnasium face against the bare native environment, in one run.
 
-`colorwars.gymnasium.VectorEnv` wraps `colorwars.VectorEnv`; this measures what the wrapper
+`colorwars.gymnasium.GymVectorEnv` wraps `colorwars.VectorEnv`; this measures what the wrapper
 costs: environment steps per second with 4096 environments on 8x8 classic, random legal
 actions from `sample_legal()`, observations and masks included, for
 
@@ -62,7 +62,7 @@ def call_overhead(seconds: float) -> tuple[float, float]:
     nothing, through the wrapped native environment and through the wrapper (the same
     environment, in alternating blocks of 500 calls): the wrapper's own cost, as free of the
     machine's noise as can be."""
-    wrapped = colorwars.gymnasium.VectorEnv(num_envs=1, width=2, height=2, threads=1)
+    wrapped = colorwars.gymnasium.GymVectorEnv(num_envs=1, width=2, height=2, threads=1)
     wrapped.reset(seed=0)
     actions = wrapped.sample_legal().copy()  # illegal now and then: a loss and a new game
     steps: list[Callable[[], object]] = [
@@ -96,8 +96,8 @@ def main() -> None:
           f"{BLOCK} steps")  # fmt: skip
 
     bare = colorwars.VectorEnv(num_envs=NUM_ENVS, threads=args.threads, **CONFIG)  # type: ignore[arg-type]
-    wrapped = colorwars.gymnasium.VectorEnv(num_envs=NUM_ENVS, threads=args.threads, **CONFIG)  # type: ignore[arg-type]
-    copying = colorwars.gymnasium.VectorEnv(
+    wrapped = colorwars.gymnasium.GymVectorEnv(num_envs=NUM_ENVS, threads=args.threads, **CONFIG)  # type: ignore[arg-type]
+    copying = colorwars.gymnasium.GymVectorEnv(
         num_envs=NUM_ENVS,
         threads=args.threads,
         copy=True,

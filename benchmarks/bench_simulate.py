@@ -114,7 +114,7 @@ def main() -> None:
     print("\n4. greedy policy (every legal move tried), one thread")
     for name, w, h, rules, games in cases:
         native, _, _ = best_simulate(repeats, games=games // 20, width=w, height=h, rules=rules,
-                                     threads=1, policies="greedy")  # fmt: skip
+                                     threads=1, seats="greedy")  # fmt: skip
         print(f"  {name:<15}{native / 1e6:>12.2f} M plies/s")
         figures[f"{name.replace(' ', '_')}:greedy_plies_per_second"] = native
 

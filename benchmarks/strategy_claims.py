@@ -64,8 +64,8 @@ def openings(quick: bool) -> None:
             print("     " + " ".join(f"{rates[y, x]:5.0%}" for x in range(W)))
 
 
-def recorded_games(games: int, policies: str) -> list[list[int]]:
-    r = colorwars.simulate(games=games, width=W, height=H, rules="colorwars", policies=policies,
+def recorded_games(games: int, seats: str) -> list[list[int]]:
+    r = colorwars.simulate(games=games, width=W, height=H, rules="colorwars", seats=seats,
                            seed=5, record=True)  # fmt: skip
     return [r.moves(i) for i in range(games)]
 

@@ -41,6 +41,9 @@ pub(super) struct NativeVecEnv {
     /// forked child has none of the parent's threads, so it starts a pool of its own.
     threads: usize,
     pid: u32,
+    /// The actions a call works on, copied out of (or drawn before going into) the arrays
+    /// Python can touch; kept between calls so that a step allocates nothing.
+    scratch: Vec<i64>,
     illegal: Illegal,
     #[pyo3(get)]
     obs: Py<PyArray4<u8>>,
@@ -226,6 +229,13 @@ impl NativeVecEnv {
             pool: pool(threads)?,
             threads,
             pid: std::process::id(),
+            scratch: {
+                let mut v = Vec::new();
+                v.try_reserve_exact(num_envs)
+                    .map_err(|_| Error::OutOfMemory("the environments' actions".into()))?;
+                v.resize(num_envs, 0);
+                v
+            },
             illegal: illegal_mode(illegal)?,
             obs: buffers.obs,
             mask: buffers.mask,
@@ -261,7 +271,7 @@ impl NativeVecEnv {
     fn step(&mut self, py: Python<'_>, actions: &Bound<'_, PyArray1<i64>>) -> PyResult<()> {
         self.after_fork()?;
         let n = self.env.num_envs();
-        let actions: Vec<i64> = {
+        {
             let view = actions.try_readonly().map_err(|_| {
                 Error::InvalidMove(
                     "the actions array is being written by a call still running in another \
@@ -272,20 +282,15 @@ impl NativeVecEnv {
             let slice = view
                 .as_slice()
                 .map_err(|_| Error::InvalidMove("actions must be a contiguous array".into()))?;
-            let mut copy = Vec::new();
-            copy.try_reserve_exact(slice.len())
-                .map_err(|_| Error::OutOfMemory("a copy of the actions".into()))?;
-            copy.extend_from_slice(slice);
-            copy
-        };
-        if actions.len() != n {
-            return Err(PyErr::from(Error::InvalidMove(format!(
-                "{} actions for {n} environments: give one per environment",
-                actions.len()
-            ))));
+            if slice.len() != n {
+                return Err(PyErr::from(Error::InvalidMove(format!(
+                    "{} actions for {n} environments: give one per environment",
+                    slice.len()
+                ))));
+            }
+            self.scratch.copy_from_slice(slice);
         }
-        let actions = &actions[..];
-        let (env, pool, mode) = (&mut self.env, &self.pool, self.illegal);
+        let (env, pool, mode, actions) = (&mut self.env, &self.pool, self.illegal, &self.scratch);
         if mode == Illegal::Raise {
             if let Some((i, a)) = py.detach(|| pool.install(|| env.find_illegal(actions))) {
                 let cells = env.cfg().cells() as i64;
@@ -318,20 +323,15 @@ impl NativeVecEnv {
     /// copied into the buffer with the GIL held (no other thread can be reading it then).
     fn sample_legal<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyArray1<i64>>> {
         self.after_fork()?;
-        let mut drawn = Vec::new();
-        drawn
-            .try_reserve_exact(self.env.num_envs())
-            .map_err(|_| Error::OutOfMemory("the sampled actions".into()))?;
-        drawn.resize(self.env.num_envs(), 0i64);
-        let (env, pool) = (&mut self.env, &self.pool);
-        py.detach(|| pool.install(|| env.sample_legal(&mut drawn)));
+        let (env, pool, drawn) = (&mut self.env, &self.pool, &mut self.scratch);
+        py.detach(|| pool.install(|| env.sample_legal(drawn)));
         let arr = self.actions.bind(py).clone();
         {
             let mut out = own_buffer(&arr, "actions")?;
             let slice = out
                 .as_slice_mut()
                 .map_err(|_| ConfigError::new_err("the actions buffer is not contiguous"))?;
-            slice.copy_from_slice(&drawn);
+            slice.copy_from_slice(&self.scratch);
         }
         Ok(arr)
     }
