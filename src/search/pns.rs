@@ -25,11 +25,10 @@ use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::rng::mix;
 use crate::rules::{Burst, Config};
+pub use crate::search::proof_table::INF;
 use crate::search::proof_table::{proven, ProofTable, Slot};
 use crate::search::symmetry::Symmetries;
 
-/// Proof or disproof number of a proven node: it cannot be proven the other way.
-pub const INF: u32 = u32::MAX;
 /// Sums of proof numbers stop here, below `INF`, so that a large sum never reads as a proof.
 const FINITE: u32 = u32::MAX - 1;
 /// A path longer than this counts as "the prover does not win" (games under `subtract` are

@@ -3,7 +3,9 @@
 //! (what a checkpoint holds).
 
 use crate::error::{Error, Result};
-use crate::search::pns::INF;
+
+/// Proof or disproof number of a proven node: it cannot be proven the other way.
+pub const INF: u32 = u32::MAX;
 
 /// One stored node: its key, proof and disproof numbers, the positions its last search took
 /// (what replacement keeps), and whether a proof is sound on any path (see the module notes).
