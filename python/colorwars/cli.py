@@ -512,6 +512,15 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
         open_browser=args.open,
         announce=lambda url: console.print(Text(f"colorwars: playing at {url} (Ctrl-C stops)")),
     )
+    # Every client has had its answer. A search abandoned at shutdown may still be running
+    # natively in a worker thread; the interpreter must not be finalised under it (a native
+    # thread coming back into a finalised interpreter can crash the process), so the process
+    # ends here, its output flushed.
+    if any(t.is_alive() and t.name.startswith("colorwars ") for t in threading.enumerate()):
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(0)
     return 0
 
 
