@@ -276,33 +276,42 @@ def test_a_missing_folder_is_refused_before_any_search(tmp_path: Path) -> None:
 
 def test_a_second_run_on_one_checkpoint_is_refused(tmp_path: Path) -> None:
     """Two runs on one checkpoint: the second is told at once that it is in use (the loser
-    used to fail with FileNotFoundError over the shared temporary file)."""
+    used to fail with FileNotFoundError over the shared temporary file).
+
+    The first run is held inside its search (its progress callback waits) until the second
+    has been refused, so the release build's speed cannot end it first."""
     path = tmp_path / "shared.proofs"
     lock = tmp_path / "shared.proofs.lock"
     first: dict[str, object] = {}
+    searching = threading.Event()
+    refused = threading.Event()
+
+    def hold(message: str, positions: int) -> None:
+        searching.set()
+        refused.wait(30)
 
     def run() -> None:
         try:
-            first["proof"] = colorwars.prove(5, 5, rules="colorwars", time=4, checkpoint=path)
+            first["proof"] = colorwars.prove(
+                6, 6, rules="colorwars", time=2, checkpoint=path, progress=hold
+            )
         except BaseException as e:
             first["error"] = e
 
     t = threading.Thread(target=run)
     t.start()
     try:
-        for _ in range(200):
-            if lock.exists():
-                break
-            time.sleep(0.02)
+        assert searching.wait(30), first
         assert lock.exists()
         with pytest.raises(FileError, match="in use by another run"):
-            colorwars.prove(5, 5, rules="colorwars", time=1, checkpoint=path)
+            colorwars.prove(6, 6, rules="colorwars", time=1, checkpoint=path)
     finally:
+        refused.set()
         t.join()
     assert "error" not in first, first
     assert not lock.exists()  # the run that held it removed it
     # Once the first run is done, the checkpoint is free again.
-    colorwars.prove(5, 5, rules="colorwars", time=0.5, checkpoint=path)
+    colorwars.prove(6, 6, rules="colorwars", time=0.5, checkpoint=path)
     assert [p.name for p in tmp_path.iterdir()] == ["shared.proofs"]
 
 
