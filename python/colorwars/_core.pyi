@@ -47,6 +47,7 @@ __all__ = [
     "RULE_PRESETS",
     "VERSION",
     "NativeGame",
+    "NativeNet",
     "NativePuct",
     "NativeVecEnv",
     "ProofTable",
@@ -282,3 +283,13 @@ class NativePuct:
         self, i: int
     ) -> tuple[list[tuple[int, int, float | None, float, bool | None]], int]: ...
     def observe(self, i: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], int]: ...
+    def search_native(self, net: NativeNet, k: int, seconds: float | None = None) -> int: ...
+
+@final
+class NativeNet:
+    def __new__(
+        cls, channels: int, blocks: int, hidden: int, params: dict[str, npt.NDArray[np.float32]]
+    ) -> NativeNet: ...
+    def forward(
+        self, planes: npt.NDArray[np.uint8]
+    ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]: ...

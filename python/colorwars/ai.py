@@ -1,6 +1,7 @@
 """AI: the players (``Random``, ``Greedy``, ``MCTS``, ``AlphaBeta``; see ``colorwars.players``),
-``PUCT`` searching with a network the user brings and ``self_play`` (``colorwars.puct``), and
-native matches, tournaments and opening statistics between them.
+``PUCT`` searching with a network the user brings and ``self_play`` (``colorwars.puct``),
+``Zero`` (PUCT with the shipped network; ``colorwars.zero``), native matches, tournaments,
+opening statistics and the strength ``ladder`` (``colorwars.ladder``).
 
 >>> import colorwars
 >>> g = colorwars.Game(width=5, height=5)
@@ -22,6 +23,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars._deprecation import renamed_argument
 from colorwars.errors import ConfigError, InvalidPlayerError
+from colorwars.ladder import LadderResult, ladder
 from colorwars.players import (
     MCTS,
     AlphaBeta,
@@ -38,6 +40,7 @@ from colorwars.puct import PUCT, PuctMove, SelfPlayRecords, self_play
 from colorwars.rules import GameConfig, Rules, RulesLike, resolve
 from colorwars.simulation import native_progress
 from colorwars.statistics import elo_ratings, wilson_interval
+from colorwars.zero.player import Zero
 
 __all__ = [
     "MCTS",
@@ -45,13 +48,16 @@ __all__ = [
     "AlphaBeta",
     "Decision",
     "Greedy",
+    "LadderResult",
     "MoveValue",
     "Player",
     "PuctMove",
     "Random",
     "SelfPlayRecords",
     "TournamentResult",
+    "Zero",
     "elo_ratings",
+    "ladder",
     "match",
     "opening_win_rates",
     "parse_player",

@@ -418,6 +418,113 @@ def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _board_weight(text: str) -> tuple[int, int, float]:
+    """``WIDTHxHEIGHT`` or ``WIDTHxHEIGHT:WEIGHT`` (a board of a training run, drawn by weight)."""
+    board, _, weight = text.partition(":")
+    width, height = _size(board)
+    try:
+        w = float(weight) if weight else 1.0
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{show(text)}: the weight after ':' must be a number"
+        ) from None
+    if not w > 0 or w == float("inf"):
+        raise argparse.ArgumentTypeError(f"{show(text)}: the weight after ':' must be above 0")
+    return width, height, w
+
+
+_TRAIN_FLAGS = (
+    "minutes", "iterations", "bootstrap", "expert_depth", "bootstrap_steps", "games",
+    "simulations", "steps", "batch", "lr", "buffer", "channels", "blocks", "eval_games",
+    "eval_simulations", "seed",
+)  # fmt: skip
+
+
+def cmd_train(args: argparse.Namespace, console: Console) -> int:
+    from dataclasses import replace
+
+    from colorwars.zero.training import RunSettings, train
+
+    settings = RunSettings(rules=args.rules)
+    if args.board:
+        settings = replace(settings, sizes=list(args.board))
+    given = {k: getattr(args, k) for k in _TRAIN_FLAGS if getattr(args, k) is not None}
+    settings = replace(settings, **given)
+    network = train(args.folder, settings, progress=not args.no_progress, log=note)
+    if args.export:
+        network.save(args.export)
+        note(f"network saved to {args.export}")
+    info = network.info
+    console.print(
+        Text(
+            f"{args.folder}: {info.get('games', 0):,} games, {info.get('positions', 0):,} "
+            f"positions, {info.get('seconds', 0) / 60:.1f} minutes, {network.size:,} parameters"
+        )
+    )
+    return 0
+
+
+def cmd_ladder(args: argparse.Namespace, console: Console) -> int:
+    from rich.table import Table
+
+    from colorwars.ladder import ladder
+    from colorwars.players import parse_player
+
+    plt = require_matplotlib("--png") if args.png else None
+    if args.png:
+        check_output(args.png, "picture")
+    if args.json:
+        check_output(args.json, "output")
+    width, height = args.size
+    players = [parse_player(name) for name in args.players]
+    with _Bar(console, "ladder games") as bar:
+        result = ladder(
+            players, args.games, width, height, args.rules, args.time, args.seed,
+            args.threads, progress=bar, backend=args.backend, address=args.address,
+        )  # fmt: skip
+    budget = f"{args.time:g} s a move" if args.time else "each player's own budget"
+    table = Table(
+        title=Text(
+            f"ladder, {width}x{height} {result.rules.name}, {budget}, {args.games} games per "
+            f"pair (both seats, shared random openings), {result.seconds:.0f} s"
+        ),
+        title_justify="left",
+    )
+    for name in ("player", "Elo", "95% interval", "score", "games"):
+        table.add_column(name, justify="left" if name == "player" else "right")
+    for i in result.order():
+        lo, hi = result.interval[i]
+        played = result.games[i].sum()
+        table.add_row(
+            result.names[i], f"{result.elo[i]:+.0f}", f"{lo:+.0f} to {hi:+.0f}",
+            f"{result.wins[i].sum() / max(played, 1):.1%}", f"{played:.0f}",
+        )  # fmt: skip
+    console.print(table)
+    if args.json:
+        import json
+
+        with atomic_open(args.json, "output", "w") as f:
+            json.dump({"format": "colorwars ladder 1", **result.to_json()}, f, indent=2)
+    if plt is not None:
+        order = result.order()[::-1]
+        fig, ax = plt.subplots(figsize=(6.4, 0.5 * len(order) + 1.4), dpi=120)
+        elo = [result.elo[i] for i in order]
+        err = [
+            [result.elo[i] - result.interval[i][0] for i in order],
+            [result.interval[i][1] - result.elo[i] for i in order],
+        ]
+        ax.errorbar(elo, range(len(order)), xerr=err, fmt="o", capsize=4)
+        ax.set_yticks(range(len(order)), [result.names[i] for i in order])
+        ax.set_xlabel("Elo (mean 0), 95% interval")
+        ax.set_title(f"{width}x{height} {result.rules.name}, {budget}")
+        ax.grid(alpha=0.3, axis="x")
+        fig.tight_layout()
+        with atomic_open(args.png, "picture") as f:
+            fig.savefig(f, format="png")
+        plt.close(fig)
+    return 0
+
+
 def cmd_openings(args: argparse.Namespace, console: Console) -> int:
     from colorwars import ai
     from colorwars.players import parse_player
@@ -670,6 +777,21 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument("--games", type=int, default=100, help="games per pair (100)")
     tour.set_defaults(run=cmd_tournament)
 
+    lad = sub.add_parser(
+        "ladder",
+        parents=[common],
+        help="every pair of players at a fixed time a move: Bradley-Terry Elo, 95%% intervals",
+        description="Every pair plays --games games, half with each player moving first, from "
+        "shared random openings; --time seconds a move for every player whose name sets no "
+        "budget. Players: " + players_help + ", zero, zero:time=0.1.",
+    )
+    lad.add_argument("players", nargs="+", metavar="PLAYER", help="two or more players")
+    lad.add_argument("--time", type=float, default=None, help="seconds a move (each player's own)")
+    lad.add_argument("--games", type=int, default=20, help="games per pair, even (20)")
+    lad.add_argument("--png", help="save the ratings as a PNG (needs colorwars[plot])")
+    lad.add_argument("--json", help="save the results as JSON")
+    lad.set_defaults(run=cmd_ladder)
+
     op = sub.add_parser(
         "openings",
         parents=[common],
@@ -693,6 +815,44 @@ def build_parser() -> argparse.ArgumentParser:
     op.add_argument("--games", type=int, default=200, help="games per opening cell (200)")
     op.add_argument("--png", help="save the heatmap as a PNG (needs colorwars[plot])")
     op.set_defaults(run=cmd_openings)
+
+    train = sub.add_parser(
+        "train",
+        help="train a network for colorwars.ai.Zero (needs colorwars[train])",
+        description="Expert games of alpha-beta, then AlphaZero-style self-play iterations, "
+        "in the run folder FOLDER: checkpointed after every iteration (run.ckpt), with the "
+        "network (network.net) and the learning curve (curve.png). Running it again on the "
+        "folder resumes the run; --minutes and --iterations may be raised to go on.",
+    )
+    train.add_argument("folder", metavar="FOLDER", help="the run folder (made if missing)")
+    train.add_argument("--rules", default="colorwars", choices=("colorwars", "classic"))
+    train.add_argument(
+        "--board", action="append", type=_board_weight, metavar="WxH[:WEIGHT]",
+        help="a board to train on, drawn by weight (repeat; the first is the one measured; "
+        "default 5x5)",
+    )  # fmt: skip
+    for flag, kind, text in (
+        ("minutes", float, "training minutes in all, earlier runs on the folder included (30)"),
+        ("iterations", int, "self-play iterations at most (1000)"),
+        ("bootstrap", int, "expert games of alpha-beta against itself (2000)"),
+        ("expert-depth", int, "the expert's alpha-beta depth (3)"),
+        ("bootstrap-steps", int, "training steps on the expert games (3000)"),
+        ("games", int, "self-play games per iteration (64)"),
+        ("simulations", int, "PUCT simulations per self-play move (64)"),
+        ("steps", int, "training steps per iteration (300)"),
+        ("batch", int, "positions per training step (256)"),
+        ("lr", float, "Adam's learning rate (0.002)"),
+        ("buffer", int, "positions kept for training (150000)"),
+        ("channels", int, "the network's channels (32)"),
+        ("blocks", int, "the network's residual blocks (3)"),
+        ("eval-games", int, "games against each fixed opponent per measurement (20)"),
+        ("eval-simulations", int, "PUCT simulations per move when measuring (64)"),
+        ("seed", int, "the run's seed (0)"),
+    ):
+        train.add_argument(f"--{flag}", type=kind, default=None, help=text)
+    train.add_argument("--export", metavar="PATH", help="also save the network to PATH")
+    train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    train.set_defaults(run=cmd_train)
 
     play = sub.add_parser(
         "play",

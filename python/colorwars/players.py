@@ -335,18 +335,19 @@ class AlphaBeta(_Base):
 
 
 _NAMES = (
-    "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], or settings after the name as "
-    "mcts:time=1:c=0.5 or alphabeta:time=0.5"
+    "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], zero[:SIMULATIONS], or settings "
+    "after the name as mcts:time=1:c=0.5, alphabeta:time=0.5 or zero:time=0.1"
 )
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "mcts": ("simulations", "time", "c", "trees", "seed", "greedy", "solver", "reuse",
              "minimax", "cutoff"),
     "alphabeta": ("depth", "time", "seed"),
+    "zero": ("simulations", "time", "seed", "c_puct", "batch", "temperature"),
 }  # fmt: skip
 
 
 _TUNING = ("c", "trees", "greedy", "solver", "reuse", "minimax", "cutoff")
-_WHOLE = ("simulations", "trees", "seed", "cutoff", "depth")
+_WHOLE = ("simulations", "trees", "seed", "cutoff", "depth", "batch")
 # Old names of settings in player names, still read (with a DeprecationWarning).
 _RENAMED_SETTINGS = {("mcts", "threads"): "trees"}
 
@@ -388,6 +389,16 @@ def parse_player(text: str) -> Player:
     kind = "alphabeta" if kind == "ab" else kind
     if kind in ("random", "greedy") and not arg:
         return Random() if kind == "random" else Greedy()
+    if kind == "zero":
+        from colorwars.zero.player import Zero
+
+        if not arg:
+            return Zero()
+        if arg.isascii() and arg.isdigit() and len(arg) <= 10:
+            return Zero(simulations=int(arg))
+        if "=" in arg:
+            settings = dict(_setting(kind, item, text) for item in arg.split(":"))
+            return Zero(**settings)  # type: ignore[arg-type]
     if kind in ("mcts", "alphabeta"):
         if not arg:
             return MCTS() if kind == "mcts" else AlphaBeta()
@@ -405,6 +416,10 @@ def as_player(item: object) -> Player:
     if isinstance(item, str):
         return parse_player(item)
     if isinstance(item, _Base):
+        return item
+    from colorwars.zero.player import Zero
+
+    if isinstance(item, Zero):
         return item
     check.fail(InvalidPlayerError, "player", item, f"expected a name ({_NAMES}) or a player")
 

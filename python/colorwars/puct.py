@@ -234,7 +234,13 @@ def _search(
     k: int,
     deadline: float | None = None,
 ) -> None:
-    """Runs every tree's search to its end (or the deadline)."""
+    """Runs every tree's search to its end (or the deadline). A ``colorwars.zero`` network
+    is evaluated natively, the whole search in one native call."""
+    native = getattr(evaluator, "native", None)
+    if isinstance(native, _core.NativeNet):
+        seconds = None if deadline is None else max(0.0, deadline - _time.perf_counter())
+        tree.search_native(native, k, seconds)
+        return
     while True:
         try:
             planes, mask, _ = tree.select(k)

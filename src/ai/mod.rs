@@ -3,6 +3,7 @@
 
 mod matches;
 mod mcts;
+pub mod net;
 mod puct;
 
 pub use matches::{play_match, play_matches, MatchSpec};

@@ -152,7 +152,7 @@ mod _core {
     #[pymodule_export]
     use super::{
         ai_analyse, ai_choose, parse_rules, play_match, play_matches, prove, proven_move,
-        rules_from_axes, simulate, solve, solve_position, symmetric_moves, NativeGame, NativePuct,
-        NativeVecEnv, PyProofTable,
+        rules_from_axes, simulate, solve, solve_position, symmetric_moves, NativeGame, NativeNet,
+        NativePuct, NativeVecEnv, PyProofTable,
     };
 }

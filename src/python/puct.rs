@@ -205,4 +205,137 @@ impl NativePuct {
             PyArray1::from_vec(py, planes).reshape([cfg.players, cfg.height, cfg.width])?;
         Ok((planes, PyArray1::from_vec(py, mask), ply))
     }
+
+    /// Runs every tree's search to its end (or `seconds`) with `net` as the evaluator, all
+    /// natively (the GIL released; Ctrl-C stops it, the trees left whole): `k` leaves per
+    /// tree per evaluation. Two-player games only.
+    #[pyo3(signature = (net, k, seconds=None))]
+    fn search_native(
+        &mut self,
+        py: Python<'_>,
+        net: &Bound<'_, NativeNet>,
+        k: usize,
+        seconds: Option<f64>,
+    ) -> PyResult<u64> {
+        let cfg = *self.inner.cfg();
+        if cfg.players != 2 {
+            return Err(ConfigError::new_err(format!(
+                "the network plays two-player games, not {}",
+                cfg.players
+            )));
+        }
+        let net = net.get();
+        let inner = &mut self.inner;
+        let deadline = seconds.map(|s| std::time::Instant::now() + Duration::from_secs_f64(s));
+        let (evaluated, _) = watched(py, None, 0.05, |control: &Control| {
+            let mut out = Leaves::default();
+            let mut evaluated = 0u64;
+            loop {
+                if control.cancelled() {
+                    inner.abandon();
+                    return Ok(evaluated);
+                }
+                out.planes.clear();
+                out.mask.clear();
+                out.tree.clear();
+                let n = inner.select(k, &mut out)?;
+                if n == 0 {
+                    return Ok(evaluated);
+                }
+                let (logits, values) = net.run(&out.planes, n, cfg.height, cfg.width);
+                inner.expand(&logits, &values)?;
+                evaluated += n as u64;
+                control.add_done(n as u64);
+                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    return Ok(evaluated);
+                }
+            }
+        })?;
+        evaluated.map_err(|e: PuctError| e.into())
+    }
+}
+
+/// The learned evaluation's native inference (`ai::net`); `colorwars.zero.network.Network`
+/// builds one from its weights and calls it as its evaluator.
+#[pyclass(module = "colorwars._core", name = "NativeNet", frozen)]
+pub(super) struct NativeNet {
+    net: crate::ai::net::Net,
+    scratch: std::sync::Mutex<crate::ai::net::Scratch>,
+}
+
+impl NativeNet {
+    fn run(&self, planes: &[u8], b: usize, h: usize, w: usize) -> (Vec<f32>, Vec<f32>) {
+        let mut logits = vec![0.0; b * h * w];
+        let mut values = vec![0.0; b];
+        let mut scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        self.net
+            .forward(planes, b, h, w, &mut scratch, &mut logits, &mut values);
+        (logits, values)
+    }
+}
+
+#[pymethods]
+impl NativeNet {
+    /// A network of `channels`, `blocks` and `hidden` from `params` (name to float32 array).
+    #[new]
+    fn new(
+        channels: usize,
+        blocks: usize,
+        hidden: usize,
+        params: &Bound<'_, pyo3::types::PyDict>,
+    ) -> PyResult<Self> {
+        let mut failure: Option<PyErr> = None;
+        let mut read = |name: &str| -> Option<Vec<f32>> {
+            let item = match params.get_item(name) {
+                Ok(Some(item)) => item,
+                Ok(None) => return None,
+                Err(e) => {
+                    failure = Some(e);
+                    return None;
+                }
+            };
+            match item.extract::<numpy::PyReadonlyArrayDyn<'_, f32>>() {
+                Ok(a) => Some(a.as_array().iter().copied().collect()),
+                Err(e) => {
+                    failure = Some(e);
+                    None
+                }
+            }
+        };
+        let net = crate::ai::net::Net::new(channels, blocks, hidden, &mut read);
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let net = net.map_err(|e| ConfigError::new_err(e.to_string()))?;
+        Ok(NativeNet {
+            net,
+            scratch: std::sync::Mutex::new(crate::ai::net::Scratch::default()),
+        })
+    }
+
+    /// (logits (B, H*W), values (B,)) float32 of two-player `planes` (B, 2, H, W) uint8.
+    #[allow(clippy::type_complexity)]
+    fn forward<'py>(
+        &self,
+        py: Python<'py>,
+        planes: numpy::PyReadonlyArray4<'py, u8>,
+    ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>)> {
+        let shape = planes.as_array().shape().to_vec();
+        let (b, p, h, w) = (shape[0], shape[1], shape[2], shape[3]);
+        if p != 2 || h == 0 || w == 0 || h > 64 || w > 64 {
+            return Err(ConfigError::new_err(format!(
+                "the network reads two-player planes (B, 2, H, W) of sides 1 to 64, not shape \
+                 {shape:?}"
+            )));
+        }
+        let data = match planes.as_slice() {
+            Ok(s) => s.to_vec(),
+            Err(_) => planes.as_array().iter().copied().collect(),
+        };
+        let (logits, values) = py.detach(|| self.run(&data, b, h, w));
+        Ok((
+            PyArray1::from_vec(py, logits).reshape([b, h * w])?,
+            PyArray1::from_vec(py, values),
+        ))
+    }
 }

@@ -1,0 +1,173 @@
+"""``colorwars.ai.Zero``: PUCT search with the shipped network, all native (the tree and the
+network in Rust), no training extra needed."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time as _time
+from typing import Any
+
+from colorwars import _validate as check
+from colorwars.errors import ConfigError, FileError, InvalidPlayerError
+from colorwars.players import Decision, NativeSpec, native_game
+from colorwars.puct import PUCT, PuctMove
+from colorwars.zero.network import Network, load
+
+__all__ = ["MAX_SIDE", "Zero"]
+
+MAX_SIDE = 12
+"""The longest board side Zero plays (the shipped networks are trained on sides 3 to 10; a
+fully convolutional network reads any size, and 11 and 12 are still close to what it saw)."""
+
+
+class Zero:
+    """The learned player: ``PUCT`` with the network shipped for the game's rules
+    (``colorwars`` or ``classic``; ``colorwars.zero.shipped``), or with ``network`` (a
+    ``colorwars.zero.Network`` or the path of a ``.net`` file) where given. ``simulations``
+    per move, or ``time`` seconds (whichever ends first when both are given); ``batch``
+    leaves per network call (virtual loss spreads them); ``temperature`` 0 plays the most
+    visited move. With ``time`` alone the simulations are capped only by the tree's memory
+    (``_time_cap``). Two players, boards of sides 2 to ``MAX_SIDE``; anything else is an
+    ``InvalidPlayerError`` saying what no network fits."""
+
+    def __init__(
+        self,
+        simulations: int | None = None,
+        time: float | None = None,
+        seed: int = 0,
+        *,
+        network: Network | str | os.PathLike[str] | None = None,
+        c_puct: float = 1.5,
+        batch: int = 8,
+        temperature: float = 0.0,
+        reuse: bool = True,
+    ) -> None:
+        self.time = check.time_budget(time)
+        if simulations is None:  # the default budget: 400, or the time alone
+            simulations = 400 if self.time is None else _time_cap(self.time)
+        self.simulations = check.simulations(simulations, 1)
+        self.seed = check.seed(seed)
+        if network is not None and not isinstance(network, Network):
+            if not isinstance(network, str | os.PathLike):
+                check.fail(
+                    InvalidPlayerError, "network", network, "expected a Network or a .net path"
+                )
+            network = load(network)
+        self.network: Network | None = network
+        self._options = {"c_puct": c_puct, "batch": batch, "temperature": temperature,
+                         "reuse": reuse}  # fmt: skip
+        # Checks the settings once (PUCT refuses bad ones with InvalidPlayerError).
+        PUCT(_unused, simulations=self.simulations, time=self.time, seed=self.seed,
+             dirichlet_weight=0.0, **self._options)  # type: ignore[arg-type]  # fmt: skip
+        self._searchers: dict[str, PUCT] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        """``zero(400)`` or ``zero(0.1s)``."""
+        if self.time is not None:
+            return f"zero({self.time:g}s)"
+        return f"zero({self.simulations})"
+
+    def __repr__(self) -> str:
+        return f"Zero(simulations={self.simulations}, time={self.time}, seed={self.seed})"
+
+    def native_spec(self) -> NativeSpec:
+        raise InvalidPlayerError(
+            f"invalid player: {self.name} searches with a network and is not one of the "
+            "engine's batch players (random, greedy, mcts, alphabeta); play it with "
+            "choose(game), colorwars.ai.ladder or colorwars.ai.play_games"
+        )
+
+    def network_for(self, game: Any) -> Network:
+        """The network Zero uses for ``game``; ``InvalidPlayerError`` where none fits."""
+        native = native_game(game)
+        rules = f"{native.opening}+{native.burst}"
+        names = {"drop3+empty": "colorwars", "none+subtract": "classic"}
+        if native.players != 2:
+            raise InvalidPlayerError(
+                f"invalid player: no Zero network fits a game of {native.players} players "
+                "(the shipped networks play two-player games)"
+            )
+        if max(native.width, native.height) > MAX_SIDE:
+            raise InvalidPlayerError(
+                f"invalid player: no Zero network fits a {native.width}x{native.height} "
+                f"board (Zero plays boards of sides 2 to {MAX_SIDE})"
+            )
+        if self.network is not None:
+            if names.get(rules) != self.network.rules:
+                raise InvalidPlayerError(
+                    f"invalid player: this network was trained for {self.network.rules}, "
+                    f"not {names.get(rules, rules)}"
+                )
+            return self.network
+        if rules not in names:
+            raise InvalidPlayerError(
+                f"invalid player: no shipped Zero network fits the rules {rules} (there are "
+                "networks for colorwars and classic)"
+            )
+        from colorwars.zero import shipped
+
+        try:
+            return shipped(names[rules])
+        except FileError as e:
+            raise ConfigError(f"the shipped network cannot be used: {e}") from None
+
+    def _searcher(self, game: Any) -> PUCT:
+        net = self.network_for(game)
+        searcher = self._searchers.get(net.rules)
+        if searcher is None or searcher.evaluator is not net:
+            searcher = PUCT(
+                net, simulations=self.simulations, time=self.time, seed=self.seed,
+                dirichlet_weight=0.0, **self._options,  # type: ignore[arg-type]
+            )  # fmt: skip
+            self._searchers[net.rules] = searcher
+        return searcher
+
+    def choose(self, game: Any) -> int:
+        """The move Zero plays in ``game``; ``GameOverError`` once the game is won."""
+        with self._lock:
+            return self._searcher(game).choose(game)
+
+    def search(self, game: Any) -> Decision:
+        """``choose`` with the work done (simulations) and its seconds."""
+        start = _time.perf_counter()
+        with self._lock:
+            searcher = self._searcher(game)
+            with searcher._lock:
+                tree = searcher._searched(game)
+                cell = tree.pick(0, searcher.temperature)
+                _, done = tree.stats(0)
+        assert cell is not None
+        return Decision(cell, done, _time.perf_counter() - start)
+
+    def analyse(self, game: Any) -> list[PuctMove]:
+        """Every legal move with the search's statistics (``PUCT.analyse``)."""
+        with self._lock:
+            return self._searcher(game).analyse(game)
+
+    def evaluate(self, game: Any) -> tuple[float, dict[int, float]]:
+        """The network alone on ``game``: its value for the player to move (-1 to 1) and
+        its move probabilities over the legal moves."""
+        import numpy as np
+
+        from colorwars.views import planes
+
+        net = self.network_for(game)
+        logits, values = net.forward(planes(native_game(game))[None])
+        legal = list(native_game(game).legal_moves())
+        z = logits[0, legal] - logits[0, legal].max()
+        p = np.exp(z) / np.exp(z).sum()
+        return float(values[0]), {c: float(q) for c, q in zip(legal, p, strict=True)}
+
+
+def _unused(planes: Any, mask: Any) -> Any:  # the evaluator of the settings check
+    raise AssertionError("never called")
+
+
+def _time_cap(seconds: float) -> int:
+    """The simulations of a search bounded by ``seconds`` alone: far more than the network
+    evaluates in that time (about 10,000 a second on one core), few enough for the tree's
+    memory check."""
+    return int(min(10**7, max(20_000, seconds * 100_000)))

@@ -1,0 +1,597 @@
+"""``colorwars train``: the pipeline that makes the shipped networks (the ``train`` extra:
+JAX, Flax and Optax; see docs/learned.md for why JAX).
+
+A run has two phases, both in one run folder that a later run resumes:
+
+1. **Expert bootstrap**: ``bootstrap`` games of alpha-beta against itself (depth
+   ``expert_depth``; a share ``explore`` of the first ``explore_plies`` moves random, so that
+   the games differ). Every position is labelled with alpha-beta's move (the policy target)
+   and the game's result (the value target). The engine labels thousands of positions a
+   second, far cheaper than search with the network.
+2. **Self-play iterations** (AlphaZero style): ``games`` games of PUCT with the current
+   network (``simulations`` per move, Dirichlet noise, the first moves drawn by visits); the
+   visit distributions and results join a replay buffer of the last ``buffer`` positions;
+   ``steps`` steps of Adam on random batches (with the board's symmetries); a short match
+   against fixed opponents (greedy and alpha-beta depth 2) measures the strength.
+
+Every iteration ends with a checkpoint (``run.ckpt``, sealed: the settings, the history, the
+weights, Adam's state and the replay buffer), the network (``network.net``) and the
+learning curve (``curve.png``: score against each fixed opponent over training minutes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+import colorwars
+from colorwars import _files
+from colorwars.errors import ConfigError, FileError, missing_extra
+from colorwars.statistics import wilson_interval
+from colorwars.zero.network import Network, features, random_network
+
+__all__ = ["RunSettings", "train"]
+
+KIND = "training"
+VERSION = 1
+CHECKPOINT = "run.ckpt"
+NETWORK = "network.net"
+CURVE = "curve.png"
+
+
+@dataclass
+class RunSettings:
+    """Everything that decides a run (kept in its checkpoint; a resumed run keeps them,
+    except ``minutes`` and ``iterations``, which a later run may extend)."""
+
+    rules: str = "colorwars"
+    sizes: list[tuple[int, int, float]] = field(default_factory=lambda: [(5, 5, 1.0)])
+    """Boards ``(width, height, weight)``: each game's board is drawn by weight."""
+    minutes: float = 30.0
+    iterations: int = 1000
+    bootstrap: int = 2000
+    expert_depth: int = 3
+    explore: float = 0.3
+    explore_plies: int = 10
+    bootstrap_steps: int = 3000
+    games: int = 64
+    simulations: int = 64
+    steps: int = 300
+    batch: int = 256
+    lr: float = 2e-3
+    weight_decay: float = 1e-4
+    buffer: int = 150_000
+    channels: int = 32
+    blocks: int = 3
+    hidden: int = 64
+    eval_games: int = 20
+    eval_simulations: int = 64
+    seed: int = 0
+
+    def check(self) -> None:
+        if self.rules not in ("colorwars", "classic"):
+            raise ConfigError(f"invalid rules {self.rules!r}: expected colorwars or classic")
+        if not self.sizes:
+            raise ConfigError("invalid sizes: expected at least one board")
+        for w, h, weight in self.sizes:
+            if not (2 <= w <= 16 and 2 <= h <= 16) or weight <= 0:
+                raise ConfigError(
+                    f"invalid board {w}x{h} (weight {weight}): sides 2 to 16, weight above 0"
+                )
+        for name in ("iterations", "games", "simulations", "steps", "batch", "buffer"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"invalid {name} {getattr(self, name)}: expected at least 1")
+        if self.minutes <= 0:
+            raise ConfigError(f"invalid minutes {self.minutes}: expected more than 0")
+
+
+def _jax() -> tuple[Any, Any, Any, Any]:
+    try:
+        import jax
+        import jax.numpy as jnp
+        import optax
+        from flax import linen as nn
+    except ImportError:
+        raise missing_extra("train", "colorwars train needs JAX, Flax and Optax", "jax") from None
+    return jax, jnp, nn, optax
+
+
+def _model(nn: Any, jnp: Any, s: RunSettings) -> Any:
+    class Model(nn.Module):  # type: ignore[misc]
+        """The network of ``colorwars.zero.network`` in Flax (same names and layout)."""
+
+        @nn.compact
+        def __call__(self, x: Any) -> tuple[Any, Any]:
+            x = nn.relu(nn.Conv(s.channels, (3, 3), name="stem")(x))
+            for i in range(s.blocks):
+                y = nn.relu(nn.Conv(s.channels, (3, 3), name=f"block{i}a")(x))
+                x = nn.relu(x + nn.Conv(s.channels, (3, 3), name=f"block{i}b")(y))
+            logits = nn.Conv(1, (1, 1), name="policy")(x).reshape(x.shape[0], -1)
+            pooled = jnp.concatenate([x.mean((1, 2)), x.max((1, 2))], 1)
+            hid = nn.relu(nn.Dense(s.hidden, name="value1")(pooled))
+            return logits, jnp.tanh(nn.Dense(1, name="value2")(hid))[:, 0]
+
+    return Model()
+
+
+def _to_flax(params: dict[str, npt.NDArray[np.float32]]) -> dict[str, Any]:
+    tree: dict[str, dict[str, Any]] = {}
+    for name, a in params.items():
+        layer, kind = name.split(".")
+        tree.setdefault(layer, {})[kind] = a
+    return {"params": tree}
+
+
+def _from_flax(tree: Any) -> dict[str, npt.NDArray[np.float32]]:
+    return {
+        f"{layer}.{kind}": np.asarray(a, dtype=np.float32)
+        for layer, parts in tree["params"].items()
+        for kind, a in parts.items()
+    }
+
+
+# --- the replay buffer --------------------------------------------------------------------
+
+
+class Buffer:
+    """The last ``limit`` positions of each board: planes, legal mask, the policy target and
+    the value target."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: dict[tuple[int, int], dict[str, npt.NDArray[Any]]] = {}
+
+    def __len__(self) -> int:
+        return sum(len(p["z"]) for p in self.parts.values())
+
+    def add(
+        self,
+        size: tuple[int, int],
+        planes: npt.NDArray[np.uint8],
+        mask: npt.NDArray[np.uint8],
+        pi: npt.NDArray[np.float32],
+        z: npt.NDArray[np.float32],
+    ) -> None:
+        new: dict[str, npt.NDArray[Any]] = {
+            "planes": planes,
+            "mask": mask,
+            "pi": pi.astype(np.float16),
+            "z": z,
+        }
+        old = self.parts.get(size)
+        if old is not None:
+            new = {k: np.concatenate([old[k], v]) for k, v in new.items()}
+        self.parts[size] = new
+        total = len(self)
+        if total > self.limit:  # drop the oldest of every board in proportion
+            keep = self.limit / total
+            for key, part in self.parts.items():
+                n = len(part["z"])
+                self.parts[key] = {k: v[n - int(n * keep) :] for k, v in part.items()}
+
+    def sample(self, rng: np.random.Generator, batch: int) -> tuple[npt.NDArray[Any], ...]:
+        keys = sorted(self.parts)
+        sizes = np.array([len(self.parts[k]["z"]) for k in keys], dtype=np.float64)
+        key = keys[rng.choice(len(keys), p=sizes / sizes.sum())]
+        part = self.parts[key]
+        idx = rng.integers(0, len(part["z"]), batch)
+        planes, mask, pi, z = (part[k][idx] for k in ("planes", "mask", "pi", "z"))
+        w, h = key
+        mask = mask.reshape(batch, h, w)
+        pi = pi.astype(np.float32).reshape(batch, h, w)
+        # One of the board's symmetries for the whole batch.
+        if rng.random() < 0.5:
+            planes, mask, pi = planes[..., ::-1], mask[..., ::-1], pi[..., ::-1]
+        if rng.random() < 0.5:
+            planes, mask, pi = planes[..., ::-1, :], mask[..., ::-1, :], pi[..., ::-1, :]
+        if w == h and rng.random() < 0.5:
+            planes = planes.transpose(0, 1, 3, 2)
+            mask, pi = mask.transpose(0, 2, 1), pi.transpose(0, 2, 1)
+        x = features(np.ascontiguousarray(planes))
+        return x, mask.reshape(batch, -1).astype(np.float32), pi.reshape(batch, -1), z
+
+    def to_npz(self) -> dict[str, npt.NDArray[Any]]:
+        out: dict[str, npt.NDArray[Any]] = {}
+        for (w, h), part in self.parts.items():
+            for k, v in part.items():
+                out[f"buffer/{w}x{h}/{k}"] = v
+        return out
+
+    @staticmethod
+    def from_npz(limit: int, arrays: dict[str, npt.NDArray[Any]]) -> Buffer:
+        buf = Buffer(limit)
+        for name, v in arrays.items():
+            if not name.startswith("buffer/"):
+                continue
+            _, board, k = name.split("/")
+            w, h = (int(t) for t in board.split("x"))
+            buf.parts.setdefault((w, h), {})[k] = v
+        return buf
+
+
+# --- data -----------------------------------------------------------------------------------
+
+
+def _pick_size(rng: np.random.Generator, s: RunSettings) -> tuple[int, int]:
+    weights = np.array([w for _, _, w in s.sizes], dtype=np.float64)
+    k = rng.choice(len(s.sizes), p=weights / weights.sum())
+    return int(s.sizes[k][0]), int(s.sizes[k][1])
+
+
+def expert_game(
+    size: tuple[int, int], s: RunSettings, rng: np.random.Generator
+) -> tuple[
+    npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.float32]
+]:
+    """One game of alpha-beta against itself, as training rows (planes, mask, policy target,
+    value target)."""
+    from colorwars.ai import AlphaBeta
+    from colorwars.views import planes as planes_of
+
+    w, h = size
+    game = colorwars.Game(w, h, rules=s.rules)
+    expert = AlphaBeta(depth=s.expert_depth)
+    rows: list[tuple[Any, ...]] = []
+    while game.winner is None and game.ply < 4 * w * h + 8:
+        legal = game.legal_moves()
+        mask = np.zeros(w * h, np.uint8)
+        mask[legal] = 1
+        best = expert.choose(game)
+        rows.append((planes_of(game), mask, best, game.to_move))
+        move = best
+        if game.ply < s.explore_plies and rng.random() < s.explore:
+            move = int(legal[rng.integers(len(legal))])
+        game.play(move)
+    n = len(rows)
+    planes = np.stack([r[0] for r in rows]) if n else np.zeros((0, 2, h, w), np.uint8)
+    mask = np.stack([r[1] for r in rows]) if n else np.zeros((0, w * h), np.uint8)
+    pi = np.zeros((n, w * h), np.float32)
+    pi[np.arange(n), [r[2] for r in rows]] = 1.0
+    winner = game.winner
+    z = np.array(
+        [0.0 if winner is None else (1.0 if r[3] == winner else -1.0) for r in rows], np.float32
+    )
+    return planes, mask, pi, z
+
+
+def strength(
+    network: Network, s: RunSettings, size: tuple[int, int], games: int, seed: int
+) -> dict[str, float]:
+    """The network's score (PUCT, ``eval_simulations``) against greedy and alpha-beta depth
+    2 on ``size``, ``games`` games each, both seats."""
+    from colorwars.ai import AlphaBeta, Greedy
+    from colorwars.puct import PUCT
+
+    me = PUCT(network, simulations=s.eval_simulations, batch=8, seed=seed, dirichlet_weight=0.0)
+    out: dict[str, float] = {}
+    for name, other in (("greedy", Greedy(seed=seed)), ("alphabeta2", AlphaBeta(depth=2))):
+        won = 0
+        for g in range(games):
+            game = colorwars.Game(size[0], size[1], rules=s.rules)
+            mine = g % 2
+            # A different opening each game: the first move of the first player at random.
+            rng = np.random.default_rng(seed * 1000 + g)
+            legal = game.legal_moves()
+            game.play(int(legal[rng.integers(len(legal))]))
+            while game.winner is None and game.ply < 4 * size[0] * size[1] + 8:
+                player = me if game.to_move == mine else other
+                game.play(player.choose(game))
+            won += game.winner == mine
+        out[name] = won / games
+    return out
+
+
+# --- the run --------------------------------------------------------------------------------
+
+
+def _versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {"python": sys.version.split()[0], "platform": platform.platform()}
+    for name in ("colorwars", "numpy", "jax", "jaxlib", "flax", "optax"):
+        with contextlib.suppress(md.PackageNotFoundError):
+            out[name] = md.version(name)
+    out["cpus"] = str(os.cpu_count())
+    return out
+
+
+def _settings_from(header: dict[str, Any], path: Path) -> RunSettings:
+    try:
+        raw = dict(header["settings"])
+        raw["sizes"] = [tuple(x) for x in raw["sizes"]]
+        s = RunSettings(**raw)
+        s.check()
+    except (KeyError, TypeError, ValueError, ConfigError) as e:
+        raise FileError(f"invalid training checkpoint {path}: its settings: {e}") from None
+    return s
+
+
+class _Run:
+    def __init__(self, folder: Path, settings: RunSettings, log: Callable[[str], None]) -> None:
+        self.jax, self.jnp, nn, self.optax = _jax()
+        self.folder = folder
+        self.log = log
+        ckpt = folder / CHECKPOINT
+        found = _files.read_sealed(ckpt, KIND, VERSION, "training checkpoint")
+        if found is None:
+            settings.check()
+            self.s = settings
+            self.history: list[dict[str, Any]] = []
+            self.iteration = 0
+            self.elapsed = 0.0
+            self.games = 0
+            self.positions = 0
+            self.rng = np.random.default_rng(settings.seed)
+            net = random_network(
+                settings.rules, settings.channels, settings.blocks, settings.hidden, settings.seed
+            )
+            self.params = _to_flax(net.params)
+            self.buffer = Buffer(settings.buffer)
+            self.opt_leaves: list[Any] | None = None
+            self.phase = "bootstrap"
+            self.versions = _versions()
+            self.argv = list(sys.argv)
+        else:
+            header, body = found
+            self.s = _settings_from(header, ckpt)
+            # A later run may give more time or iterations; nothing else may change.
+            self.s.minutes = settings.minutes
+            self.s.iterations = settings.iterations
+            try:
+                self.history = list(header["history"])
+                self.iteration = int(header["iteration"])
+                self.elapsed = float(header["elapsed"])
+                self.games = int(header["games"])
+                self.positions = int(header["positions"])
+                self.phase = str(header["phase"])
+                self.versions = dict(header["versions"])
+                self.argv = list(header["argv"])
+                state = header["rng"]
+                self.rng = np.random.default_rng()
+                self.rng.bit_generator.state = state
+                with np.load(io.BytesIO(body), allow_pickle=False) as npz:
+                    arrays = {k: npz[k] for k in npz.files}
+                params = {k[7:]: v for k, v in arrays.items() if k.startswith("params/")}
+                Network(self.s.rules, self.s.channels, self.s.blocks, self.s.hidden, params)
+                self.params = _to_flax(params)
+                count = int(header["opt_leaves"])
+                self.opt_leaves = [arrays[f"opt/{i}"] for i in range(count)]
+                self.buffer = Buffer.from_npz(self.s.buffer, arrays)
+            except (KeyError, TypeError, ValueError) as e:
+                raise FileError(f"invalid training checkpoint {ckpt}: {e}") from None
+            log(
+                f"resuming {folder}: iteration {self.iteration}, {self.games:,} games, "
+                f"{self.positions:,} positions, {self.elapsed / 60:.1f} minutes so far"
+            )
+        self.model = _model(nn, self.jnp, self.s)
+        self.tx = self.optax.adamw(self.s.lr, weight_decay=self.s.weight_decay)
+        state = self.tx.init(self.params)
+        if self.opt_leaves is not None:
+            treedef = self.jax.tree_util.tree_structure(state)
+            state = self.jax.tree_util.tree_unflatten(
+                treedef, [self.jnp.asarray(a) for a in self.opt_leaves]
+            )
+        self.opt_state = state
+        self._step = self._compile()
+
+    def _compile(self) -> Any:
+        jax, jnp, optax, model, tx = self.jax, self.jnp, self.optax, self.model, self.tx
+
+        def loss_fn(params: Any, x: Any, mask: Any, pi: Any, z: Any) -> Any:
+            logits, v = model.apply(params, x)
+            logits = jnp.where(mask > 0, logits, -1e9)
+            policy = -(pi * jax.nn.log_softmax(logits)).sum(1).mean()
+            value = ((v - z) ** 2).mean()
+            return policy + value, (policy, value)
+
+        @jax.jit
+        def step(params: Any, state: Any, x: Any, mask: Any, pi: Any, z: Any) -> Any:
+            (_, parts), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, x, mask, pi, z)
+            updates, state = tx.update(grads, state, params)
+            return optax.apply_updates(params, updates), state, parts
+
+        return step
+
+    def network(self) -> Network:
+        info = {
+            "iteration": self.iteration,
+            "games": self.games,
+            "positions": self.positions,
+            "seconds": round(self.elapsed, 1),
+            "sizes": [list(x) for x in self.s.sizes],
+            "command": " ".join(self.argv),
+            "versions": self.versions,
+        }
+        return Network(
+            self.s.rules, self.s.channels, self.s.blocks, self.s.hidden,
+            _from_flax(self.params), info,
+        )  # fmt: skip
+
+    def fit(self, steps: int) -> tuple[float, float]:
+        losses = []
+        for _ in range(steps):
+            x, mask, pi, z = self.buffer.sample(self.rng, self.s.batch)
+            self.params, self.opt_state, parts = self._step(
+                self.params, self.opt_state, x, mask, pi, z
+            )
+            losses.append(parts)
+        p, v = np.asarray(self.jax.device_get(losses), dtype=np.float64).mean(axis=0)
+        return float(p), float(v)
+
+    def save(self) -> None:
+        arrays: dict[str, Any] = {f"params/{k}": v for k, v in _from_flax(self.params).items()}
+        leaves = self.jax.tree_util.tree_leaves(self.opt_state)
+        arrays.update({f"opt/{i}": np.asarray(a) for i, a in enumerate(leaves)})
+        arrays.update(self.buffer.to_npz())
+        body = io.BytesIO()
+        np.savez(body, **dict[str, Any](arrays))
+        header = {
+            "settings": asdict(self.s),
+            "history": self.history,
+            "iteration": self.iteration,
+            "elapsed": self.elapsed,
+            "games": self.games,
+            "positions": self.positions,
+            "phase": self.phase,
+            "versions": self.versions,
+            "argv": self.argv,
+            "rng": self.rng.bit_generator.state,
+            "opt_leaves": len(leaves),
+        }
+        data = _files.seal(KIND, VERSION, header, body.getvalue())
+        _files.atomic_write(self.folder / CHECKPOINT, data, "training checkpoint")
+        self.network().save(self.folder / NETWORK)
+        _curve(self.folder / CURVE, self.history, self.s)
+
+
+def _curve(path: Path, history: list[dict[str, Any]], s: RunSettings) -> None:
+    """The learning curve: the score against each fixed opponent over training minutes."""
+    points = [h for h in history if "score" in h]
+    if not points:
+        return
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=120)
+    minutes = [h["minutes"] for h in points]
+    for name in points[-1]["score"]:
+        ys = [h["score"].get(name, math.nan) for h in points]
+        n = points[-1].get("eval_games", s.eval_games)
+        lo = [wilson_interval(round(y * n), n)[0] for y in ys]
+        hi = [wilson_interval(round(y * n), n)[1] for y in ys]
+        ax.plot(minutes, ys, marker="o", label=f"against {name}")
+        ax.fill_between(minutes, lo, hi, alpha=0.15)
+    w, h = points[-1]["board"]
+    ax.set_xlabel("training minutes")
+    ax.set_ylabel(f"score on {w}x{h} {s.rules}")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend(loc="lower right")
+    ax.set_title(f"colorwars train: {s.rules} ({s.eval_simulations} simulations a move)")
+    buf = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    _files.atomic_write(path, buf.getvalue(), "learning curve")
+
+
+@contextlib.contextmanager
+def _bar(show: bool, total: float) -> Iterator[Callable[..., None]]:
+    if not show:
+        yield lambda **_: None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(),
+        TextColumn("{task.fields[status]}"), transient=False,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("training", total=total, status="")
+
+        def update(**kw: Any) -> None:
+            bar.update(task, **kw)
+
+        yield update
+
+
+def train(
+    folder: str | os.PathLike[str],
+    settings: RunSettings | None = None,
+    *,
+    progress: bool = False,
+    log: Callable[[str], None] = lambda _: None,
+) -> Network:
+    """Trains (or resumes training) in the run folder ``folder`` and returns the network.
+    A run stops after ``settings.minutes`` of training time in all (counting earlier runs on
+    the folder) or ``settings.iterations`` iterations; Ctrl-C stops it after saving the last
+    completed iteration. Needs the ``train`` extra (JAX, Flax, Optax)."""
+    path = Path(os.fspath(folder))
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise FileError(f"cannot make the run folder {path}: {e.strerror or e}") from None
+    _files.check_output(path / CHECKPOINT, "training checkpoint")
+    run = _Run(path, settings or RunSettings(), log)
+    s = run.s
+    budget = s.minutes * 60
+    main = (int(s.sizes[0][0]), int(s.sizes[0][1]))
+    with _bar(progress, budget) as bar:
+        start = time.perf_counter() - run.elapsed
+
+        def tick(status: str) -> None:
+            run.elapsed = time.perf_counter() - start
+            bar(completed=min(run.elapsed, budget), status=status)
+
+        if run.phase == "bootstrap":
+            for g in range(s.bootstrap):
+                size = _pick_size(run.rng, s)
+                planes, mask, pi, z = expert_game(size, s, run.rng)
+                run.buffer.add(size, planes, mask, pi, z)
+                run.games += 1
+                run.positions += len(z)
+                if g % 20 == 0:
+                    tick(f"expert games {g + 1:,}/{s.bootstrap:,}, {run.positions:,} positions")
+            tick("fitting the expert games")
+            p_loss, v_loss = run.fit(s.bootstrap_steps)
+            run.phase = "self-play"
+            tick(f"expert games fitted: policy loss {p_loss:.3f}, value loss {v_loss:.3f}")
+            score = strength(run.network(), s, main, s.eval_games, s.seed)
+            run.history.append(
+                {"iteration": 0, "minutes": round(run.elapsed / 60, 2), "games": run.games,
+                 "positions": run.positions, "policy_loss": p_loss, "value_loss": v_loss,
+                 "score": score, "board": list(main), "eval_games": s.eval_games}
+            )  # fmt: skip
+            log(f"bootstrap: {run.games:,} games, {run.positions:,} positions, score {score}")
+            tick("saving")
+            run.save()
+        from colorwars.puct import self_play
+
+        while run.iteration < s.iterations and time.perf_counter() - start < budget:
+            run.iteration += 1
+            net = run.network()
+            size = _pick_size(run.rng, s)
+            tick(f"iteration {run.iteration}: self-play on {size[0]}x{size[1]}")
+            seed = int(run.rng.integers(2**32))
+            data = self_play(
+                net, games=s.games, width=size[0], height=size[1], rules=s.rules,
+                simulations=s.simulations, seed=seed, batch=min(s.games, 64),
+                max_plies=4 * size[0] * size[1] + 8,
+            )  # fmt: skip
+            run.buffer.add(size, data.planes, data.mask, data.visits, data.outcome)
+            run.games += s.games
+            run.positions += len(data)
+            tick(f"iteration {run.iteration}: fitting ({len(run.buffer):,} positions kept)")
+            p_loss, v_loss = run.fit(s.steps)
+            tick(f"iteration {run.iteration}: measuring")
+            score = strength(run.network(), s, main, s.eval_games, s.seed + run.iteration)
+            run.history.append(
+                {"iteration": run.iteration, "minutes": round(run.elapsed / 60, 2),
+                 "games": run.games, "positions": run.positions, "policy_loss": p_loss,
+                 "value_loss": v_loss, "score": score, "board": list(main),
+                 "eval_games": s.eval_games}
+            )  # fmt: skip
+            log(
+                f"iteration {run.iteration}: {run.games:,} games, {run.positions:,} positions, "
+                f"losses {p_loss:.3f}/{v_loss:.3f}, score {json.dumps(score)}"
+            )
+            tick(f"iteration {run.iteration}: saving")
+            run.save()
+        tick("done")
+    return run.network()

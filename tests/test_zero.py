@@ -1,0 +1,355 @@
+"""The learned player (issue 22, sections 2 and 3): the network and its two inferences, its
+file, the shipped networks, ``Zero``, the ladder and its Bradley-Terry fit. None of this
+needs the ``train`` extra (the training's own tests are in test_train.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import colorwars
+import numpy as np
+import pytest
+from colorwars import views
+from colorwars.ai import Zero
+from colorwars.errors import ConfigError, FileError, GameOverError, InvalidPlayerError
+from colorwars.ladder import bradley_terry, ladder
+from colorwars.players import parse_player
+from colorwars.puct import PUCT
+from colorwars.zero import Network, load, random_network, shipped
+from colorwars.zero.network import SHIPPED, degrees, features
+
+
+def random_planes(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return rng.integers(0, 4, shape).astype(np.uint8)
+
+
+# -- the network -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [(3, 3), (5, 5), (9, 6), (6, 9), (10, 10), (2, 7)])
+def test_native_inference_matches_the_numpy_reference(size: tuple[int, int]) -> None:
+    w, h = size
+    net = random_network("classic", seed=w * 10 + h)
+    planes = random_planes(np.random.default_rng(w + h), (7, 2, h, w))
+    logits, values = net.forward(planes)
+    ref_logits, ref_values = net.forward_numpy(planes)
+    assert logits.shape == (7, w * h)
+    assert values.shape == (7,)
+    assert logits.dtype == np.float32
+    assert values.dtype == np.float32
+    np.testing.assert_allclose(logits, ref_logits, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(values, ref_values, rtol=1e-4, atol=1e-5)
+    assert np.all(np.abs(values) <= 1)
+
+
+def test_a_position_is_evaluated_alike_alone_and_in_a_batch() -> None:
+    net = random_network("colorwars", seed=4)
+    planes = random_planes(np.random.default_rng(1), (9, 2, 5, 5))
+    logits, values = net.forward(planes)
+    for i in (0, 4, 8):
+        one_l, one_v = net.forward(planes[i : i + 1])
+        np.testing.assert_allclose(one_l[0], logits[i], rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(one_v[0], values[i], rtol=1e-5, atol=1e-6)
+
+
+def test_the_features_follow_the_rules_notes_degrees() -> None:
+    """RULES-NOTES: a cell's critical mass is its number of neighbours (2, 3 or 4)."""
+    d = degrees(3, 4)
+    assert d.tolist() == [[2, 3, 3, 2], [3, 4, 4, 3], [2, 3, 3, 2]]
+    planes = np.zeros((1, 2, 3, 4), np.uint8)
+    planes[0, 0, 0, 0] = 1  # a corner with one orb: one from bursting (loaded)
+    planes[0, 0, 1, 1] = 2  # an interior cell with 2 of 4: not loaded
+    planes[0, 1, 1, 2] = 3  # the opponent's interior cell with 3: loaded
+    x = features(planes)[0]
+    assert x[0, 0, 2] == 1
+    assert x[1, 1, 2] == 0
+    assert x[1, 2, 3] == 1
+    assert x[0, 0, 6] == 1
+    assert x[0, 1, 7] == 1
+    assert x[1, 1, 6] == x[1, 1, 7] == 0
+    assert x[..., 8].max() == 0
+    assert x[..., 9].max() == 0
+    assert features(np.zeros((1, 2, 3, 4), np.uint8))[0, ..., 8].min() == 1
+
+
+def test_a_network_round_trips_through_its_file(tmp_path: Path) -> None:
+    net = random_network("classic", channels=8, blocks=1, hidden=16, seed=2)
+    net.info["note"] = "a test"
+    path = tmp_path / "n.net"
+    net.save(path)
+    back = load(path)
+    assert (back.rules, back.channels, back.blocks, back.hidden) == ("classic", 8, 1, 16)
+    assert back.info == {"note": "a test"}
+    planes = random_planes(np.random.default_rng(0), (3, 2, 4, 4))
+    np.testing.assert_array_equal(back.forward(planes)[0], net.forward(planes)[0])
+    assert [p.name for p in tmp_path.iterdir()] == ["n.net"]  # no temporary left
+
+
+def test_a_damaged_network_file_is_a_file_error_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "n.net"
+    random_network(channels=4, blocks=1, hidden=4).save(path)
+    data = bytearray(path.read_bytes())
+    for where in (len(data) - 10, 40, len(data) // 2):
+        bad = bytearray(data)
+        bad[where] ^= 0x01
+        path.write_bytes(bytes(bad))
+        with pytest.raises(FileError, match=r"n\.net"):
+            load(path)
+    path.write_bytes(bytes(data[: len(data) // 2]))
+    with pytest.raises(FileError, match=r"n\.net"):
+        load(path)
+    path.write_text("not a network\n")
+    with pytest.raises(FileError, match="not a colorwars network"):
+        load(path)
+    with pytest.raises(FileError, match="no such file"):
+        load(tmp_path / "missing.net")
+
+
+def test_wrong_weights_are_refused_with_what_is_wrong() -> None:
+    net = random_network(channels=4, blocks=1, hidden=4)
+    params = dict(net.params)
+    params["stem.kernel"] = params["stem.kernel"][..., :3]
+    with pytest.raises(ValueError, match=r"stem\.kernel has shape"):
+        Network("colorwars", 4, 1, 4, params)
+    params = dict(net.params)
+    params["policy.bias"] = np.array([np.nan], np.float32)
+    with pytest.raises(ValueError, match="NaN"):
+        Network("colorwars", 4, 1, 4, params)
+    params = dict(net.params)
+    del params["value2.bias"]
+    with pytest.raises(ValueError, match="missing"):
+        Network("colorwars", 4, 1, 4, params)
+    with pytest.raises(ValueError, match="two-player planes"):
+        net.forward(np.zeros((1, 3, 4, 4), np.uint8))
+
+
+@pytest.mark.parametrize("rules", ["colorwars", "classic"])
+def test_the_shipped_networks_load_and_say_how_they_were_made(rules: str) -> None:
+    net = shipped(rules)
+    assert net.rules == rules
+    assert (SHIPPED / f"{rules}.net").stat().st_size < 2**20  # small enough for the wheel
+    for key in ("games", "positions", "seconds", "command", "versions"):
+        assert key in net.info, net.info
+    assert net.info["positions"] > 10_000
+
+
+def test_the_shipped_networks_play_without_the_train_extra() -> None:
+    """A fresh interpreter with jax, flax and optax made unimportable still plays Zero."""
+    code = (
+        "import sys\n"
+        "for name in ('jax', 'flax', 'optax', 'torch'):\n"
+        "    sys.modules[name] = None\n"
+        "import colorwars\n"
+        "g = colorwars.Game(5, 5)\n"
+        "z = colorwars.ai.Zero(simulations=50)\n"
+        "while g.winner is None:\n"
+        "    g.play(z.choose(g))\n"
+        "print('winner', g.winner, 'jax' in sys.modules and sys.modules['jax'] is not None)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[0] == "winner"
+    assert done.stdout.split()[-1] == "False"
+
+
+# -- Zero ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("size", "rules"), [((5, 5), "colorwars"), ((8, 8), "classic"), ((9, 6), "classic"),
+                        ((3, 3), "colorwars"), ((10, 10), "classic")],
+)  # fmt: skip
+def test_zero_plays_only_legal_moves_to_the_end(size: tuple[int, int], rules: str) -> None:
+    g = colorwars.Game(*size, rules=rules)
+    z = Zero(simulations=32, seed=3)
+    while g.winner is None and g.ply < 400:
+        move = z.choose(g)
+        assert move in g.legal_moves()
+        g.play(move)
+    assert g.winner is not None
+    with pytest.raises(GameOverError):
+        z.choose(g)
+
+
+def test_zero_takes_a_win_in_one() -> None:
+    """Classic (RULES-NOTES: a corner's critical mass is 2): a's corner a1 holds one orb next
+    to b's only cell b1; a second orb in a1 bursts it, captures b1 and wins at once."""
+    g = colorwars.Game(4, 4, rules="classic")
+    g.play(g.cell("a1"))
+    g.play(g.cell("b1"))
+    assert g.winner is None
+    assert g.to_move == 0
+    move = Zero(simulations=64).choose(g)
+    assert move == g.cell("a1")
+    g.play(move)
+    assert g.winner == 0
+
+
+def test_zero_is_deterministic_for_its_seed_and_budget() -> None:
+    g = colorwars.Game(6, 6, rules="classic")
+    g.play(g.cell("c3"))
+    a = [Zero(simulations=100, seed=5).choose(g) for _ in range(2)]
+    assert a[0] == a[1]
+
+
+def test_zero_with_time_stops_in_time() -> None:
+    g = colorwars.Game(8, 8, rules="classic")
+    d = Zero(time=0.2).search(g)
+    assert d.cell in g.legal_moves()
+    assert d.work > 0
+    assert d.seconds < 5
+
+
+def test_zero_says_where_no_network_fits() -> None:
+    z = Zero(simulations=8)
+    with pytest.raises(InvalidPlayerError, match="3 players"):
+        z.choose(colorwars.Game(5, 5, players=3))
+    with pytest.raises(InvalidPlayerError, match="16x16"):
+        z.choose(colorwars.Game(16, 16))
+    with pytest.raises(InvalidPlayerError, match="drop3"):
+        z.choose(colorwars.Game(5, 5, rules="drop3+subtract"))
+    other = Zero(simulations=8, network=random_network("classic", channels=4, blocks=1, hidden=4))
+    with pytest.raises(InvalidPlayerError, match="trained for classic"):
+        other.choose(colorwars.Game(5, 5, rules="colorwars"))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [({"simulations": 0}, "simulations"), ({"time": -1}, "time"), ({"seed": -1}, "seed"),
+     ({"batch": 0}, "batch"), ({"c_puct": -1}, "c_puct"), ({"network": 3}, "network")],
+)  # fmt: skip
+def test_zero_refuses_bad_settings(kwargs: dict[str, object], match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        Zero(**kwargs)  # type: ignore[arg-type]
+
+
+def test_zero_is_a_player_name_everywhere() -> None:
+    assert parse_player("zero").name == "zero(400)"
+    assert parse_player("zero:200").name == "zero(200)"
+    assert parse_player("zero:time=0.1").name == "zero(0.1s)"
+    with pytest.raises(InvalidPlayerError, match="zero settings"):
+        parse_player("zero:depth=3")
+    with pytest.raises(InvalidPlayerError, match="not one of the engine's batch players"):
+        colorwars.ai.match([Zero(), "random"], 2)
+
+
+def test_zero_is_puct_with_the_network_searched_natively() -> None:
+    """The native search (network and tree in Rust) and PUCT driving the same network from
+    Python build the same tree: the same visits, move for move."""
+    net = random_network("classic", seed=9)
+    g = colorwars.Game(6, 6, rules="classic")
+    g.play(g.cell("b2"))
+    native = PUCT(net, simulations=300, batch=8, dirichlet_weight=0.0, seed=1)
+    python = PUCT(lambda p, m: net.forward(p), simulations=300, batch=8, dirichlet_weight=0.0,
+                  seed=1)  # fmt: skip
+    a, b = native.analyse(g), python.analyse(g)
+    assert [m.visits for m in a] == [m.visits for m in b]
+    assert sum(m.visits for m in a) >= 300
+
+
+def test_zero_evaluate_gives_the_networks_view() -> None:
+    g = colorwars.Game(5, 5)
+    value, policy = Zero().evaluate(g)
+    assert -1 <= value <= 1
+    assert sorted(policy) == list(g.legal_moves())
+    assert abs(sum(policy.values()) - 1) < 1e-5
+    assert views.planes(g).shape == (2, 5, 5)
+
+
+# -- the ladder ------------------------------------------------------------------------------
+
+
+def test_bradley_terry_recovers_known_strengths() -> None:
+    """Games drawn from known Elo gaps: the fit finds them within its own interval."""
+    rng = np.random.default_rng(0)
+    true = np.array([0.0, 200.0, -300.0, 500.0])
+    n = len(true)
+    wins, games = np.zeros((n, n)), np.zeros((n, n))
+    for i in range(n):
+        for j in range(i + 1, n):
+            p = 1 / (1 + 10 ** ((true[j] - true[i]) / 400))
+            won = rng.binomial(2000, p)
+            wins[i, j], wins[j, i] = won, 2000 - won
+            games[i, j] = games[j, i] = 2000
+    elo, se = bradley_terry(wins, games)
+    want = true - true.mean()
+    assert np.all(np.abs(elo - want) < 3 * se + 1), (elo, want, se)
+    assert abs(elo.mean()) < 1e-6
+    assert np.all(se > 0)
+    assert np.all(se < 40)
+
+
+def test_an_unbeaten_player_stays_finite() -> None:
+    wins = np.array([[0.0, 10.0], [0.0, 0.0]])
+    games = np.array([[0.0, 10.0], [10.0, 0.0]])
+    elo, se = bradley_terry(wins, games)
+    assert np.isfinite(elo).all()
+    assert elo[0] > elo[1]
+    assert np.isfinite(se).all()
+
+
+def test_the_ladder_plays_every_pair_from_both_seats() -> None:
+    net = random_network("colorwars", channels=8, blocks=1, hidden=8)
+    players = ["random", "greedy", "alphabeta:2", Zero(simulations=16, network=net)]
+    r = ladder(players, games_per_pair=6, width=4, height=4, rules="colorwars", seed=2)
+    assert r.names == ["random", "greedy", "alphabeta(2)", "zero(16)"]
+    n = len(players)
+    for i in range(n):
+        for j in range(n):
+            assert r.games[i, j] == (0 if i == j else 6)
+            if i != j:
+                assert r.wins[i, j] + r.wins[j, i] == 6
+    assert abs(sum(r.elo)) < 1e-6
+    for e, (lo, hi) in zip(r.elo, r.interval, strict=True):
+        assert lo < e < hi
+    assert r.elo[r.names.index("alphabeta(2)")] > r.elo[r.names.index("random")]
+    again = ladder(players, games_per_pair=6, width=4, height=4, rules="colorwars", seed=2)
+    np.testing.assert_array_equal(again.wins, r.wins)  # deterministic players: same games
+
+
+def test_the_ladder_gives_time_to_players_without_a_budget() -> None:
+    from colorwars.ladder import with_time
+
+    assert with_time(parse_player("mcts"), 0.1).name == "mcts(0.1s)"
+    assert with_time(parse_player("alphabeta"), 0.1).name == "alphabeta(0.1s)"
+    assert with_time(parse_player("zero"), 0.1).name == "zero(0.1s)"
+    assert with_time(parse_player("mcts:500"), 0.1).name == "mcts(500)"
+    assert with_time(parse_player("greedy"), 0.1).name == "greedy"
+
+
+def test_the_ladder_refuses_bad_requests() -> None:
+    with pytest.raises(InvalidPlayerError, match="at least two"):
+        ladder(["random"])
+    with pytest.raises(InvalidPlayerError, match="even"):
+        ladder(["random", "greedy"], games_per_pair=3)
+    with pytest.raises(InvalidPlayerError):
+        ladder(["random", "nobody"])
+    with pytest.raises(InvalidPlayerError, match="choose"):
+        ladder(["random", object()])
+
+
+def test_colorwars_ladder_prints_ratings_and_writes_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from colorwars.cli import main
+
+    out = tmp_path / "ladder.json"
+    args = ["ladder", "random", "greedy", "zero:simulations=16", "--size", "4x4",
+            "--rules", "colorwars", "--games", "4", "--json", str(out)]  # fmt: skip
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "Elo" in printed
+    assert "zero(16)" in printed
+    data = json.loads(out.read_text())
+    assert data["format"] == "colorwars ladder 1"
+    assert len(data["elo"]) == 3
+    assert main(["ladder", "random", "--games", "4"]) == 1
+    err = capsys.readouterr().err
+    assert "at least two" in err
+    assert "Traceback" not in err
+    assert main(["ladder", "random", "greedy", "--games", "3"]) == 1
+    assert "even" in capsys.readouterr().err
