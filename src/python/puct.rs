@@ -268,8 +268,22 @@ impl NativeNet {
         let mut logits = vec![0.0; b * h * w];
         let mut values = vec![0.0; b];
         let mut scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
-        self.net
-            .forward(planes, b, h, w, &mut scratch, &mut logits, &mut values);
+        // A few positions at a time: the nine shifted copies of a large batch would not
+        // stay in the cache.
+        const CHUNK: usize = 16;
+        let (cells, stride) = (h * w, 2 * h * w);
+        for start in (0..b).step_by(CHUNK) {
+            let n = CHUNK.min(b - start);
+            self.net.forward(
+                &planes[start * stride..(start + n) * stride],
+                n,
+                h,
+                w,
+                &mut scratch,
+                &mut logits[start * cells..(start + n) * cells],
+                &mut values[start..start + n],
+            );
+        }
         (logits, values)
     }
 }

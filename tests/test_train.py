@@ -1,0 +1,105 @@
+"""The training pipeline (issue 22, section 2): a run folder that is checkpointed, resumed,
+and refused when damaged; the network it makes plays. Needs the ``train`` extra (JAX, Flax,
+Optax); skipped cleanly without it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import colorwars
+import numpy as np
+import pytest
+
+pytest.importorskip("jax", reason="the train extra is not installed: pip install '.[train]'")
+pytest.importorskip("flax", reason="the train extra is not installed: pip install '.[train]'")
+pytest.importorskip("optax", reason="the train extra is not installed: pip install '.[train]'")
+
+from colorwars.errors import ConfigError, FileError
+from colorwars.zero import load
+from colorwars.zero.network import features, random_network
+from colorwars.zero.training import RunSettings, _jax, _model, _to_flax, train
+
+
+def tiny(**kw: object) -> RunSettings:
+    base = {
+        "rules": "colorwars", "sizes": [(4, 4, 1.0), (3, 3, 0.5)], "minutes": 5.0,
+        "iterations": 2, "bootstrap": 12, "bootstrap_steps": 10, "games": 6,
+        "simulations": 8, "steps": 5, "batch": 32, "eval_games": 2, "eval_simulations": 8,
+        "channels": 8, "blocks": 1, "hidden": 16,
+    }  # fmt: skip
+    base.update(kw)
+    return RunSettings(**base)  # type: ignore[arg-type]
+
+
+def test_the_flax_model_is_the_numpy_network() -> None:
+    """The network trained in Flax and the one played natively and in numpy compute the
+    same numbers from the same weights."""
+    jax, jnp, nn, _ = _jax()
+    s = tiny(channels=16, blocks=2, hidden=8)
+    model = _model(nn, jnp, s)
+    net = random_network("classic", channels=16, blocks=2, hidden=8, seed=7)
+    planes = np.random.default_rng(0).integers(0, 4, (6, 2, 5, 7)).astype(np.uint8)
+    logits, values = model.apply(_to_flax(net.params), features(planes))
+    np.testing.assert_allclose(np.asarray(logits), net.forward(planes)[0], rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(np.asarray(values), net.forward(planes)[1], rtol=1e-4, atol=1e-5)
+    init = model.init(jax.random.PRNGKey(0), features(planes))
+    assert {
+        k: v.shape for k, v in _to_flax(net.params)["params"].items() for v in [v["kernel"]]
+    } == {k: v["kernel"].shape for k, v in init["params"].items()}
+
+
+def test_a_run_checkpoints_resumes_and_records_how_it_was_made(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    lines: list[str] = []
+    first = train(folder, tiny(), log=lines.append)
+    assert sorted(p.name for p in folder.iterdir()) == ["curve.png", "network.net", "run.ckpt"]
+    assert first.info["iteration"] == 2
+    assert first.info["games"] == 12 + 2 * 6
+    assert load(folder / "network.net").info["positions"] == first.info["positions"]
+    # Resumed with more iterations: it goes on from iteration 2, keeping its settings.
+    lines.clear()
+    second = train(folder, tiny(iterations=3, games=99), log=lines.append)
+    assert lines[0].startswith(f"resuming {folder}: iteration 2")
+    assert second.info["iteration"] == 3
+    assert second.info["games"] == 12 + 3 * 6  # the run's own games per iteration, not 99
+    assert (folder / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # The network plays.
+    z = colorwars.ai.Zero(simulations=16, network=second)
+    g = colorwars.Game(4, 4)
+    while g.winner is None:
+        g.play(z.choose(g))
+
+
+def test_a_damaged_checkpoint_is_refused_by_name(tmp_path: Path) -> None:
+    folder = tmp_path / "run"
+    train(folder, tiny(iterations=1))
+    ckpt = folder / "run.ckpt"
+    data = bytearray(ckpt.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    ckpt.write_bytes(bytes(data))
+    with pytest.raises(FileError, match=r"run\.ckpt"):
+        train(folder, tiny(iterations=2))
+
+
+def test_bad_settings_are_refused_before_any_work(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="rules"):
+        train(tmp_path / "a", tiny(rules="drop3+subtract"))
+    with pytest.raises(ConfigError, match="board"):
+        train(tmp_path / "b", tiny(sizes=[(1, 40, 1.0)]))
+    with pytest.raises(ConfigError, match="games"):
+        train(tmp_path / "c", tiny(games=0))
+
+
+def test_colorwars_train_runs_from_the_command_line(tmp_path: Path) -> None:
+    from colorwars.cli import main
+
+    out = tmp_path / "n.net"
+    args = ["train", str(tmp_path / "run"), "--board", "3x3", "--bootstrap", "6",
+            "--bootstrap-steps", "4", "--iterations", "1", "--games", "4", "--simulations", "4",
+            "--steps", "2", "--batch", "16", "--eval-games", "2", "--eval-simulations", "4",
+            "--channels", "4", "--blocks", "1", "--no-progress", "--export", str(out)]  # fmt: skip
+    assert main(args) == 0
+    assert load(out).info["iteration"] == 1
+    with pytest.raises(SystemExit) as usage:  # argparse: a usage error, exit status 2
+        main(["train", str(tmp_path / "x"), "--board", "3x3:0"])
+    assert usage.value.code == 2
