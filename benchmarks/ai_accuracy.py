@@ -32,6 +32,7 @@ from typing import Any
 
 import colorwars
 from colorwars import _core
+from colorwars.ai import Zero
 from colorwars.players import MCTS, AlphaBeta, Greedy, Random, native_game
 from colorwars.statistics import wilson_interval
 
@@ -124,6 +125,7 @@ def main() -> None:
             (f"mcts({n}) solver", MCTS(simulations=n, c=0.7, minimax=0.0)),
             (f"mcts({n})", MCTS(simulations=n)),
         ]
+    players += [("zero", Zero()), ("zero(1600)", Zero(simulations=1600))]
     if args.quick and not args.players:
         players = players[:6]
     if args.players:

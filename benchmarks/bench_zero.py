@@ -63,6 +63,12 @@ def main() -> None:
     args = parser.parse_args()
     quick = args.quick
     span = 0.2 if quick else 1.0
+    for rules in ("colorwars", "classic"):
+        info = shipped(rules).info
+        FIGURES[f"{rules}:parameters"] = shipped(rules).size
+        FIGURES[f"{rules}:minutes"] = info["seconds"] / 60
+        for key in ("games", "positions", "iteration"):
+            FIGURES[f"{rules}:{key}"] = info[key]
     for w, h, rules in BOARDS:
         net = shipped(rules)
         key = f"{w}x{h}_{rules}"

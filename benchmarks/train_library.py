@@ -188,7 +188,11 @@ def main() -> None:
     parser.add_argument("--size", default="8x8")
     parser.add_argument("--batch", type=int, default=256)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--json", help="append the figures to this JSON file")
+    parser.add_argument(
+        "--record", action="store_true",
+        help="merge the figures into benchmarks/results/train_library.json (run once in each "
+        "library's virtualenv)",
+    )  # fmt: skip
     args = parser.parse_args()
     w, h = (int(s) for s in args.size.split("x"))
     rows = {}
@@ -204,11 +208,17 @@ def main() -> None:
             f"inference {r['infer64']:,.0f} positions/s (batch 64), "
             f"installed {r['mb']:,.0f} MB, {args.threads} threads, {args.size}"
         )
-    if args.json:
-        path = Path(args.json)
-        old = json.loads(path.read_text()) if path.exists() else {}
-        old.update(rows)
-        path.write_text(json.dumps(old, indent=2) + "\n")
+    if args.record and rows:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from _results import RESULTS, write_results
+
+        path = RESULTS / "train_library.json"
+        figures = json.loads(path.read_text())["figures"] if path.exists() else {}
+        for name, r in rows.items():
+            for key, value in r.items():
+                figures[f"{name}:{key}"] = value
+        figures["threads"], figures["size"], figures["batch"] = args.threads, args.size, args.batch
+        write_results("train_library", figures, quick=False)
     if not rows:
         sys.exit("neither PyTorch nor JAX is installed in this interpreter")
 

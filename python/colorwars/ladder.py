@@ -116,8 +116,11 @@ def with_time(player: Any, seconds: float | None) -> Any:
 
 
 def _is_native(player: Any) -> bool:
+    spec = getattr(player, "native_spec", None)
+    if spec is None:
+        return False
     try:
-        player.native_spec()
+        spec()
     except InvalidPlayerError:
         return False
     return True
@@ -233,9 +236,9 @@ def ladder(
 
     if native_jobs:
 
-        def native_progress(d: int, _t: int) -> None:
+        def native_progress(finished: int, of: int) -> None:
             if progress is not None:
-                progress(d, total)
+                progress(finished, total)
 
         results = _batch(
             [job for _, _, job in native_jobs], config, threads,

@@ -13,6 +13,8 @@ be piped and tested::
 
 from __future__ import annotations
 
+import dataclasses
+
 import argparse
 import os
 import secrets
@@ -181,10 +183,18 @@ def setup(
     helper = _player(hint or AI, n)
     # The native engine checks that each player can play this game (alpha-beta: two players
     # only); a match of no games runs exactly that check. The hint plays for human seats.
-    from colorwars.ai import match
+    # Zero (a Python player) checks that a network fits the game.
+    from colorwars.ai import Zero, match
 
-    match([helper if p is None else p for p in chosen], 0, config.width, config.height,
-          config.rules)  # fmt: skip
+    probe = Game(config.width, config.height, config.players, config.rules)
+    for p in (helper, *chosen):
+        if isinstance(p, Zero):
+            p.network_for(probe)
+    natives = [helper if p is None or isinstance(p, Zero) else p for p in chosen]
+    if isinstance(helper, Zero):
+        natives = [p for p in natives if not isinstance(p, Zero)]
+        natives += [default_ai(n)] * (n - len(natives))
+    match(natives, 0, config.width, config.height, config.rules)
     return Setup(
         width=config.width,
         height=config.height,
@@ -321,6 +331,8 @@ class TerminalGame:
     def seeded(self, player: Player, salt: int) -> Player:
         """The player with a seed for this move: the game's seed, the ply and ``salt``."""
         seed = (self.setup.seed + self.game.ply * 0x9E3779B9 + salt) % 2**64
+        if not dataclasses.is_dataclass(player):
+            return player  # Zero: deterministic for its own seed, its tree kept between moves
         return cast(Player, replace(cast(Any, player), seed=seed))
 
     def think(self, player: Player, salt: int, who: Text) -> int:
