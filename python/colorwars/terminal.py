@@ -13,9 +13,8 @@ be piped and tested::
 
 from __future__ import annotations
 
-import dataclasses
-
 import argparse
+import dataclasses
 import os
 import secrets
 import time
