@@ -353,3 +353,26 @@ def test_colorwars_ladder_prints_ratings_and_writes_json(
     assert "Traceback" not in err
     assert main(["ladder", "random", "greedy", "--games", "3"]) == 1
     assert "even" in capsys.readouterr().err
+
+
+def test_ctrl_c_stops_a_long_zero_search() -> None:
+    """Zero's search runs natively with the GIL released; Ctrl-C stops it within the
+    watcher's tick and the interpreter goes on."""
+    code = (
+        "import colorwars, os, signal, threading, time\n"
+        "g = colorwars.Game(8, 8, rules='classic')\n"
+        "z = colorwars.ai.Zero(time=60)\n"
+        "threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+        "t = time.perf_counter()\n"
+        "try:\n"
+        "    z.choose(g)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', time.perf_counter() - t)\n"
+        "print(colorwars.ai.Zero(simulations=20).choose(g) in g.legal_moves())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()
+    assert first.startswith("interrupted")
+    assert float(first.split()[1]) < 5
+    assert second == "True"
