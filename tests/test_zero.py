@@ -376,3 +376,22 @@ def test_ctrl_c_stops_a_long_zero_search() -> None:
     assert first.startswith("interrupted")
     assert float(first.split()[1]) < 5
     assert second == "True"
+
+
+def test_zeroab_is_alpha_beta_with_the_networks_value() -> None:
+    from colorwars.zero.player import ZeroAlphaBeta
+
+    g = colorwars.Game(4, 4, rules="classic")
+    g.play(g.cell("a1"))
+    g.play(g.cell("b1"))
+    player = parse_player("zeroab:2")
+    assert player.name == "zeroab(2)"
+    assert player.choose(g) == g.cell("a1")  # the win in one
+    g = colorwars.Game(6, 6, rules="colorwars")
+    for _ in range(6):
+        move = ZeroAlphaBeta(depth=2).choose(g)
+        assert move in g.legal_moves()
+        g.play(move)
+    assert parse_player("zeroab:time=0.05").name == "zeroab(0.05s)"
+    with pytest.raises(InvalidPlayerError, match="3 players"):
+        ZeroAlphaBeta(depth=1).choose(colorwars.Game(5, 5, players=3))

@@ -53,6 +53,7 @@ __all__ = [
     "ProofTable",
     "ai_analyse",
     "ai_choose",
+    "alphabeta_net",
     "parse_rules",
     "play_match",
     "play_matches",
@@ -246,6 +247,13 @@ def prove(
     verify: bool = False,
 ) -> tuple[int | None, list[int], int, float, int | None, bool]: ...
 def proven_move(game: NativeGame, table: ProofTable) -> int | None: ...
+def alphabeta_net(
+    game: NativeGame,
+    net: NativeNet,
+    depth: int,
+    seconds: float | None = None,
+    scale: float = 1000.0,
+) -> tuple[int, int, int]: ...
 def symmetric_moves(game: NativeGame) -> list[list[int]]: ...
 
 @final

@@ -335,14 +335,16 @@ class AlphaBeta(_Base):
 
 
 _NAMES = (
-    "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], zero[:SIMULATIONS], or settings "
-    "after the name as mcts:time=1:c=0.5, alphabeta:time=0.5 or zero:time=0.1"
+    "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], zero[:SIMULATIONS], "
+    "zeroab[:DEPTH], or settings after the name as mcts:time=1:c=0.5, alphabeta:time=0.5 or "
+    "zero:time=0.1"
 )
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "mcts": ("simulations", "time", "c", "trees", "seed", "greedy", "solver", "reuse",
              "minimax", "cutoff"),
     "alphabeta": ("depth", "time", "seed"),
     "zero": ("simulations", "time", "seed", "c_puct", "batch", "temperature"),
+    "zeroab": ("depth", "time", "seed"),
 }  # fmt: skip
 
 
@@ -389,6 +391,16 @@ def parse_player(text: str) -> Player:
     kind = "alphabeta" if kind == "ab" else kind
     if kind in ("random", "greedy") and not arg:
         return Random() if kind == "random" else Greedy()
+    if kind == "zeroab":
+        from colorwars.zero.player import ZeroAlphaBeta
+
+        if not arg:
+            return ZeroAlphaBeta()
+        if arg.isascii() and arg.isdigit() and len(arg) <= 10:
+            return ZeroAlphaBeta(depth=int(arg))
+        if "=" in arg:
+            settings = dict(_setting(kind, item, text) for item in arg.split(":"))
+            return ZeroAlphaBeta(**settings)  # type: ignore[arg-type]
     if kind == "zero":
         from colorwars.zero.player import Zero
 
@@ -417,9 +429,9 @@ def as_player(item: object) -> Player:
         return parse_player(item)
     if isinstance(item, _Base):
         return item
-    from colorwars.zero.player import Zero
+    from colorwars.zero.player import Zero, ZeroAlphaBeta
 
-    if isinstance(item, Zero):
+    if isinstance(item, Zero | ZeroAlphaBeta):
         return item
     check.fail(InvalidPlayerError, "player", item, f"expected a name ({_NAMES}) or a player")
 

@@ -353,3 +353,62 @@ impl NativeNet {
         ))
     }
 }
+
+/// Alpha-beta with the network's value at the horizon instead of the hand-made evaluation
+/// (the NNUE-style player `colorwars.zero.player.ZeroAlphaBeta`): iterative deepening to
+/// `depth` or `seconds`, the GIL released, Ctrl-C stops it. (cell, score, positions).
+#[pyfunction]
+#[pyo3(signature = (game, net, depth, seconds=None, scale=1000.0))]
+pub(super) fn alphabeta_net(
+    py: Python<'_>,
+    game: &Bound<'_, NativeGame>,
+    net: &Bound<'_, NativeNet>,
+    depth: i32,
+    seconds: Option<f64>,
+    scale: f32,
+) -> PyResult<(usize, i32, u64)> {
+    let position = game.borrow().position();
+    let cfg = *position.cfg();
+    if cfg.players != 2 {
+        return Err(ConfigError::new_err(format!(
+            "the network plays two-player games, not {}",
+            cfg.players
+        )));
+    }
+    if let Some(w) = position.winner() {
+        return Err(Error::GameOver { winner: w as u8 }.into());
+    }
+    let net = net.get();
+    let deadline = seconds.map(|s| std::time::Instant::now() + Duration::from_secs_f64(s));
+    let (h, w) = (cfg.height, cfg.width);
+    let run = |control: &Control| {
+        with_game!(&position, g => {
+            let leaf = leaf_eval(net, h, w, scale);
+            crate::search::alphabeta_move_with(
+                g.geo(), &cfg, g.pos(), depth.clamp(1, 64), deadline, control, Some(&leaf),
+            )
+        })
+    };
+    let (found, _) = watched(py, None, 0.05, run)?;
+    Ok(found?)
+}
+
+/// The network's value of a position for the player to move, times `scale`.
+fn leaf_eval<B: crate::bits::Bits>(
+    net: &NativeNet,
+    h: usize,
+    w: usize,
+    scale: f32,
+) -> impl Fn(&crate::board::Position<B>) -> i32 + Sync + '_ {
+    let cells = h * w;
+    move |pos: &crate::board::Position<B>| {
+        let mut planes = [0u8; 2 * 1024];
+        for p in 0..2 {
+            let k = (p + 2 - pos.to_move as usize) % 2;
+            let plane = &mut planes[k * cells..(k + 1) * cells];
+            pos.own[p].for_each(|c| plane[c] = pos.count(c));
+        }
+        let (_, values) = net.run(&planes[..2 * cells], 1, h, w);
+        (values[0] * scale) as i32
+    }
+}

@@ -57,7 +57,13 @@ pub struct Searcher<'a, B> {
     /// Count the positions searched on `control` (the exact solver's progress; a player in a
     /// match leaves it to the match, which counts games there).
     pub report: bool,
+    /// An evaluation of horizon positions that replaces `evaluate` (the learned one: the
+    /// network's value, scaled), where set.
+    pub leaf: Option<&'a LeafEval<'a, B>>,
 }
+
+/// A horizon evaluation: the score of a position for the player to move (below `PROVEN`).
+pub type LeafEval<'a, B> = dyn Fn(&Position<B>) -> i32 + Sync + 'a;
 
 impl<'a, B: Bits> Searcher<'a, B> {
     pub fn new(
@@ -78,6 +84,7 @@ impl<'a, B: Bits> Searcher<'a, B> {
             control,
             report: false,
             stopped: false,
+            leaf: None,
         })
     }
 
@@ -131,6 +138,9 @@ impl<'a, B: Bits> Searcher<'a, B> {
             return 0;
         }
         if depth == 0 {
+            if let Some(leaf) = self.leaf {
+                return leaf(pos).clamp(-PROVEN + 1, PROVEN - 1);
+            }
             return if self.use_eval {
                 evaluate(self.geo, pos)
             } else {
@@ -262,7 +272,21 @@ pub fn alphabeta_move<B: Bits>(
     deadline: Option<Instant>,
     control: &Control,
 ) -> Result<(usize, i32, u64)> {
+    alphabeta_move_with(geo, cfg, pos, max_depth, deadline, control, None)
+}
+
+/// `alphabeta_move` with `leaf` evaluating the horizon positions instead of `evaluate`.
+pub fn alphabeta_move_with<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    max_depth: i32,
+    deadline: Option<Instant>,
+    control: &Control,
+    leaf: Option<&LeafEval<'_, B>>,
+) -> Result<(usize, i32, u64)> {
     let mut s = Searcher::new(geo, cfg, true, deadline, 16, control)?;
+    s.leaf = leaf;
     let legal = legal_mask(geo, cfg.rules, pos);
     let mut chosen = (legal.nth(0), 0);
     for depth in 1..=max_depth.max(1) {

@@ -14,7 +14,7 @@ mod symmetry;
 mod table;
 mod zobrist;
 
-pub use alphabeta::{alphabeta_move, evaluate, Searcher};
+pub use alphabeta::{alphabeta_move, alphabeta_move_with, evaluate, LeafEval, Searcher};
 pub use pns::{prove_position, Proof, ProveOutcome, Prover, PROVER_STACK};
 pub use proof_table::{ProofTable, Proven, PROOF_BYTES};
 pub use solver::{solve, solve_position, MoveResult, Solution, Solver};

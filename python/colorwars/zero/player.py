@@ -8,13 +8,14 @@ import threading
 import time as _time
 from typing import Any
 
+from colorwars import _core
 from colorwars import _validate as check
 from colorwars.errors import ConfigError, FileError, InvalidPlayerError
 from colorwars.players import Decision, NativeSpec, native_game
 from colorwars.puct import PUCT, PuctMove
 from colorwars.zero.network import Network, load
 
-__all__ = ["MAX_SIDE", "Zero"]
+__all__ = ["MAX_SIDE", "Zero", "ZeroAlphaBeta"]
 
 MAX_SIDE = 12
 """The longest board side Zero plays (the shipped networks are trained on sides 3 to 10; a
@@ -171,3 +172,38 @@ def _time_cap(seconds: float) -> int:
     evaluates in that time (about 10,000 a second on one core), few enough for the tree's
     memory check."""
     return int(min(10**7, max(20_000, seconds * 100_000)))
+
+
+class ZeroAlphaBeta:
+    """Alpha-beta (the engine's, iterative deepening with a transposition table) with the
+    shipped network's value at the horizon instead of the hand-made evaluation: the learned
+    evaluation NNUE-style, evaluated at every leaf (natively). ``depth`` plies (4 by default)
+    or ``time`` seconds a move (the deepest iteration completed). The same networks and the
+    same games as ``Zero``; docs/learned.md compares the two."""
+
+    def __init__(
+        self,
+        depth: int | None = None,
+        time: float | None = None,
+        seed: int = 0,
+        *,
+        network: Network | str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.time = check.time_budget(time)
+        self.depth = check.depth(depth if depth is not None else 4 if self.time is None else 64)
+        self.seed = check.seed(seed)
+        self._zero = Zero(simulations=1, network=network)
+
+    @property
+    def name(self) -> str:
+        """``zeroab(4)`` or ``zeroab(0.1s)``."""
+        return f"zeroab({self.time:g}s)" if self.time is not None else f"zeroab({self.depth})"
+
+    def native_spec(self) -> NativeSpec:
+        return self._zero.native_spec()
+
+    def choose(self, game: Any) -> int:
+        """The move in ``game``; ``GameOverError`` once the game is won."""
+        net = self._zero.network_for(game)
+        cell, _, _ = _core.alphabeta_net(native_game(game), net.native, self.depth, self.time)
+        return int(cell)
