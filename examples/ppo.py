@@ -33,8 +33,8 @@ updates depends on the machine. Ctrl-C stops the training after the current roll
 goes on to the evaluation and the output files; a second Ctrl-C aborts (the files are
 written atomically, so none is left half-written).
 
-Needs ``pip install jax flax optax 'gymnasium>=1.1,<2'`` (and ``matplotlib`` for
-``--curve``).
+Needs the ``train`` and ``gymnasium`` extras, ``pip install '.[train,gymnasium]'`` (the
+``train`` extra brings matplotlib for ``--curve``).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ try:
     from gymnasium.vector import AutoresetMode
 except ModuleNotFoundError as e:
     sys.exit(
-        f"examples/ppo.py needs {e.name}: pip install jax flax optax 'gymnasium>=1.1,<2'"
+        f"examples/ppo.py needs {e.name}: pip install '.[train,gymnasium]'"
         " (matplotlib too for --curve)"
     )
 
@@ -833,6 +833,16 @@ def report(args: argparse.Namespace, run: Run, result: dict[str, Any], wall: flo
         save_params(args.save, run.params, header)
     if args.curve is not None and run.curve:
         plot_curve(args.curve, run.curve, result)
+    # What the docs read (docs/hooks.py): the figures, and the machine as the benchmarks'
+    # result files name it.
+    hw = data["hardware"]
+    data["quick"] = False
+    data["machine"] = {k: hw.get(k) for k in ("cpu_count", "cpu_model", "platform", "machine")}
+    data["figures"] = {
+        "win_rate": result["win_rate"], "low": result["interval95"][0],
+        "high": result["interval95"][1], "eval_games": result["games"],
+        "minutes": run.seconds / 60, "timesteps": run.timesteps,
+    }  # fmt: skip
     if args.json is not None:
         atomic_write(args.json, json.dumps(data, indent=2, sort_keys=True) + "\n", "results")
 

@@ -833,7 +833,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     for flag, kind, text in (
         ("minutes", float, "training minutes in all, earlier runs on the folder included (30)"),
-        ("iterations", int, "self-play iterations at most (1000)"),
+        ("iterations", int, "self-play iterations at most (1000; 0: the expert bootstrap only)"),
         ("bootstrap", int, "expert games of alpha-beta against itself (2000)"),
         ("expert-depth", int, "the expert's alpha-beta depth (3)"),
         ("bootstrap-steps", int, "training steps on the expert games (3000)"),

@@ -91,7 +91,9 @@ class RunSettings:
                 raise ConfigError(
                     f"invalid board {w}x{h} (weight {weight}): sides 2 to 16, weight above 0"
                 )
-        for name in ("iterations", "games", "simulations", "steps", "batch", "buffer"):
+        if self.iterations < 0:
+            raise ConfigError(f"invalid iterations {self.iterations}: expected 0 or more")
+        for name in ("games", "simulations", "steps", "batch", "buffer"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"invalid {name} {getattr(self, name)}: expected at least 1")
         if self.minutes <= 0:
