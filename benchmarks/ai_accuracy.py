@@ -110,6 +110,7 @@ def main() -> None:
     parser.add_argument("--classic44", action="store_true", help="add 4x4 classic")
     parser.add_argument("--players", help="comma-separated labels of the players to run")
     parser.add_argument("--cache", help="JSON file for the positions (read if present)")
+    parser.add_argument("--table", help="also write the table (Markdown) to this file")
     args = parser.parse_args()
     total = 120 if args.quick else args.positions
     boards = BOARDS + ([(4, 4, "classic")] if args.classic44 else [])
@@ -158,9 +159,15 @@ def main() -> None:
         with open(args.cache, "w") as f:
             json.dump([{"width": w, "height": h, "rules": r, "positions": v}
                        for (w, h, r), v in positions.items()], f)  # fmt: skip
+    lines: list[str] = []
+
+    def row(text: str) -> None:
+        print(text, flush=True)
+        lines.append(text)
+
     print()
-    print("| player | board | winning move picked | 95% interval | ms per move |")
-    print("|---|---|---|---|---|")
+    row("| player | board | winning move picked | 95% interval | ms per move |")
+    row("|---|---|---|---|---|")
     for label, player in players:
         totals = {"up to 3x4": [0, 0, 0.0], "all": [0, 0, 0.0]}
         for (w, h, rules), items in positions.items():
@@ -171,9 +178,9 @@ def main() -> None:
                 hits += player.choose(game) in wins
             secs = time.perf_counter() - start
             lo, hi = wilson_interval(hits, len(items))
-            print(f"| {label} | {w}x{h} {rules} | {hits}/{len(items)}, "
-                  f"{hits / len(items):.1%} | {lo:.1%} - {hi:.1%} "
-                  f"| {1000 * secs / len(items):.2f} |", flush=True)  # fmt: skip
+            row(f"| {label} | {w}x{h} {rules} | {hits}/{len(items)}, "
+                f"{hits / len(items):.1%} | {lo:.1%} - {hi:.1%} "
+                f"| {1000 * secs / len(items):.2f} |")  # fmt: skip
             for name in ("up to 3x4", "all") if w * h <= SMALL else ("all",):
                 totals[name][0] += hits
                 totals[name][1] += len(items)
@@ -181,8 +188,12 @@ def main() -> None:
         for name, (hits, n, secs) in totals.items():
             if n:
                 lo, hi = wilson_interval(hits, n)
-                print(f"| **{label}** | **{name}** | **{hits}/{n}, {hits / n:.1%}** "
-                      f"| {lo:.1%} - {hi:.1%} | {1000 * secs / n:.2f} |", flush=True)  # fmt: skip
+                row(f"| **{label}** | **{name}** | **{hits}/{n}, {hits / n:.1%}** "
+                    f"| {lo:.1%} - {hi:.1%} | {1000 * secs / n:.2f} |")  # fmt: skip
+    if args.table:
+        from colorwars._files import atomic_write
+
+        atomic_write(args.table, "\n".join(lines) + "\n", "accuracy table")
 
 
 if __name__ == "__main__":

@@ -315,6 +315,7 @@ def test_the_ladder_gives_time_to_players_without_a_budget() -> None:
     assert with_time(parse_player("mcts"), 0.1).name == "mcts(0.1s)"
     assert with_time(parse_player("alphabeta"), 0.1).name == "alphabeta(0.1s)"
     assert with_time(parse_player("zero"), 0.1).name == "zero(0.1s)"
+    assert with_time(parse_player("zeroab"), 0.1).name == "zeroab(0.1s)"
     assert with_time(parse_player("mcts:500"), 0.1).name == "mcts(500)"
     assert with_time(parse_player("greedy"), 0.1).name == "greedy"
 

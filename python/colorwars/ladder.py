@@ -96,7 +96,7 @@ def with_time(player: Any, seconds: float | None) -> Any:
     if seconds is None:
         return player
     from colorwars.players import MCTS, AlphaBeta
-    from colorwars.zero.player import Zero
+    from colorwars.zero.player import Zero, ZeroAlphaBeta
 
     if (
         isinstance(player, MCTS)
@@ -112,6 +112,8 @@ def with_time(player: Any, seconds: float | None) -> Any:
         and player.simulations == Zero().simulations
     ):
         return Zero(time=seconds, seed=player.seed, network=player.network)
+    if isinstance(player, ZeroAlphaBeta) and player.time is None and player.depth == 4:
+        return ZeroAlphaBeta(time=seconds, seed=player.seed, network=player._zero.network)
     return player
 
 
