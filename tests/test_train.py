@@ -59,7 +59,8 @@ def test_a_run_checkpoints_resumes_and_records_how_it_was_made(tmp_path: Path) -
     # Resumed with more iterations: it goes on from iteration 2, keeping its settings.
     lines.clear()
     second = train(folder, tiny(iterations=3, games=99), log=lines.append)
-    assert lines[0].startswith(f"resuming {folder}: iteration 2")
+    assert any(line.startswith(f"resuming {folder}: iteration 2") for line in lines), lines
+    assert any(line.startswith("games 99 ignored") for line in lines), lines
     assert second.info["iteration"] == 3
     assert second.info["games"] == 12 + 3 * 6  # the run's own games per iteration, not 99
     assert (folder / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -103,3 +104,46 @@ def test_colorwars_train_runs_from_the_command_line(tmp_path: Path) -> None:
     with pytest.raises(SystemExit) as usage:  # argparse: a usage error, exit status 2
         main(["train", str(tmp_path / "x"), "--board", "3x3:0"])
     assert usage.value.code == 2
+
+
+def test_a_resumed_run_keeps_its_budget_unless_asked(tmp_path: Path) -> None:
+    """`colorwars train FOLDER` again, without --iterations, goes on to the run's own budget
+    (it used to fall back to the defaults); a changed setting is named and ignored."""
+    from colorwars.cli import main
+
+    folder = tmp_path / "run"
+    train(folder, tiny(iterations=2))
+    lines: list[str] = []
+    again = train(folder, tiny(iterations=99, channels=4), log=lines.append, given={"channels"})
+    assert again.info["iteration"] == 2  # the checkpoint's two iterations: already done
+    assert any("channels 4 ignored" in line for line in lines), lines
+    assert main(["train", str(folder), "--no-progress", "--iterations", "3"]) == 0
+    assert load(folder / "network.net").info["iteration"] == 3
+
+
+def test_two_runs_on_one_folder_are_refused(tmp_path: Path) -> None:
+    from colorwars import _files
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    with (
+        _files.locked(folder / "run.ckpt", "run folder's checkpoint"),
+        pytest.raises(FileError, match="in use by another run"),
+    ):
+        train(folder, tiny())
+    assert not (folder / "run.ckpt").exists()
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [({"eval_games": 0}, "eval_games"), ({"eval_games": 3}, "even"),
+     ({"bootstrap": 0}, "bootstrap"), ({"bootstrap_steps": 0}, "bootstrap_steps"),
+     ({"channels": 0}, "channels"), ({"blocks": 0}, "blocks"), ({"lr": float("nan")}, "lr"),
+     ({"minutes": float("nan")}, "minutes")],
+)  # fmt: skip
+def test_every_setting_is_checked_before_any_work(
+    tmp_path: Path, kw: dict[str, object], match: str
+) -> None:
+    with pytest.raises(ConfigError, match=match):
+        train(tmp_path / "run", tiny(**kw))
+    assert not (tmp_path / "run" / "run.ckpt").exists()

@@ -13,7 +13,13 @@ import numpy as np
 import pytest
 from colorwars import views
 from colorwars.ai import Zero
-from colorwars.errors import ConfigError, FileError, GameOverError, InvalidPlayerError
+from colorwars.errors import (
+    ConfigError,
+    FileError,
+    GameOverError,
+    InvalidNetworkError,
+    InvalidPlayerError,
+)
 from colorwars.ladder import bradley_terry, ladder
 from colorwars.players import parse_player
 from colorwars.puct import PUCT
@@ -111,7 +117,7 @@ def test_wrong_weights_are_refused_with_what_is_wrong() -> None:
     net = random_network(channels=4, blocks=1, hidden=4)
     params = dict(net.params)
     params["stem.kernel"] = params["stem.kernel"][..., :3]
-    with pytest.raises(ValueError, match=r"stem\.kernel has shape"):
+    with pytest.raises(ValueError, match=r"stem\.kernel: shape"):
         Network("colorwars", 4, 1, 4, params)
     params = dict(net.params)
     params["policy.bias"] = np.array([np.nan], np.float32)
@@ -121,8 +127,21 @@ def test_wrong_weights_are_refused_with_what_is_wrong() -> None:
     del params["value2.bias"]
     with pytest.raises(ValueError, match="missing"):
         Network("colorwars", 4, 1, 4, params)
-    with pytest.raises(ValueError, match="two-player planes"):
+    with pytest.raises(InvalidNetworkError, match="two-player planes"):
         net.forward(np.zeros((1, 3, 4, 4), np.uint8))
+    with pytest.raises(InvalidNetworkError, match="sides 2 to 64"):
+        net.forward(np.zeros((1, 2, 1, 4), np.uint8))
+    with pytest.raises(InvalidNetworkError, match="uint8"):
+        net.forward(np.full((1, 2, 3, 3), 300))
+    with pytest.raises(InvalidNetworkError, match="blocks 0"):
+        random_network(blocks=0)
+    with pytest.raises(InvalidNetworkError, match="rules"):
+        random_network(rules="chess")
+    # Counts far beyond any position's agree between the two inferences (no overflow).
+    full = np.full((2, 2, 3, 3), 255, np.uint8)
+    np.testing.assert_allclose(net.forward(full)[0], net.forward_numpy(full)[0], atol=1e-3)
+    assert net.forward(np.zeros((0, 2, 4, 4), np.uint8))[0].shape == (0, 16)
+    assert net.forward_numpy(np.zeros((0, 2, 4, 4), np.uint8))[0].shape == (0, 16)
 
 
 @pytest.mark.parametrize("rules", ["colorwars", "classic"])

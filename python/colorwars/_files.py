@@ -35,6 +35,11 @@ from typing import IO, Any, Literal, overload
 
 from colorwars.errors import FileError
 
+try:
+    import fcntl
+except ImportError:  # not on Windows
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = [
     "atomic_open",
     "atomic_write",
@@ -258,3 +263,44 @@ def read_sealed(
     except OSError as e:
         raise FileError(f"cannot read {what} {os.fspath(path)}: {_reason(e)}") from None
     return unseal(path, data, kind, version, what)
+
+
+@contextlib.contextmanager
+def locked(path: Path, what: str) -> Iterator[None]:
+    """Holds ``<path>.lock`` (``flock``, checked to be the file at that name) while the
+    block runs: a second run on the same ``what`` is a ``FileError`` at once, not a race over
+    its files. The lock file is removed at the end."""
+    if fcntl is None:
+        yield
+        return
+    lock = path.with_name(path.name + ".lock")
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as e:
+            raise FileError(f"cannot lock {what} {path}: {e.strerror or e}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise FileError(
+                f"{what} {path} is in use by another run (its lock {lock} is held); "
+                f"wait for it to finish or give another {what}"
+            ) from None
+        # The file locked must still be the one at that name (a run that just finished
+        # removes it); otherwise lock the new one.
+        try:
+            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+        os.close(fd)

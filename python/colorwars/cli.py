@@ -445,12 +445,17 @@ def cmd_train(args: argparse.Namespace, console: Console) -> int:
 
     from colorwars.zero.training import RunSettings, train
 
-    settings = RunSettings(rules=args.rules)
+    args.rules_given = args.rules is not None
+    settings = RunSettings(rules=args.rules or "colorwars")
     if args.board:
         settings = replace(settings, sizes=list(args.board))
     given = {k: getattr(args, k) for k in _TRAIN_FLAGS if getattr(args, k) is not None}
     settings = replace(settings, **given)
-    network = train(args.folder, settings, progress=not args.no_progress, log=note)
+    if args.export:
+        check_output(args.export, "network")
+    named = set(given) | ({"rules"} if args.rules_given else set())
+    named |= {"sizes"} if args.board else set()
+    network = train(args.folder, settings, progress=not args.no_progress, log=note, given=named)
     if args.export:
         network.save(args.export)
         note(f"network saved to {args.export}")
@@ -503,8 +508,12 @@ def cmd_ladder(args: argparse.Namespace, console: Console) -> int:
     if args.json:
         import json
 
+        from colorwars._files import digest
+
+        body = result.to_json()
+        check = digest(json.dumps(body, sort_keys=True).encode())
         with atomic_open(args.json, "output", "w") as f:
-            json.dump({"format": "colorwars ladder 1", **result.to_json()}, f, indent=2)
+            json.dump({"format": "colorwars ladder 1", "blake2b": check, **body}, f, indent=2)
     if plt is not None:
         order = result.order()[::-1]
         fig, ax = plt.subplots(figsize=(6.4, 0.5 * len(order) + 1.4), dpi=120)
@@ -825,7 +834,7 @@ def build_parser() -> argparse.ArgumentParser:
         "folder resumes the run; --minutes and --iterations may be raised to go on.",
     )
     train.add_argument("folder", metavar="FOLDER", help="the run folder (made if missing)")
-    train.add_argument("--rules", default="colorwars", choices=("colorwars", "classic"))
+    train.add_argument("--rules", default=None, choices=("colorwars", "classic"))
     train.add_argument(
         "--board", action="append", type=_board_weight, metavar="WxH[:WEIGHT]",
         help="a board to train on, drawn by weight (repeat; the first is the one measured; "

@@ -22,6 +22,7 @@ __all__ = [
     "InvalidEvaluatorError",
     "InvalidIndexError",
     "InvalidMoveError",
+    "InvalidNetworkError",
     "InvalidPlayerError",
     "InvalidPlayersError",
     "InvalidPolicyError",
@@ -148,6 +149,12 @@ class InvalidIndexError(ColorwarsError, IndexError):
 
 class SearchLimitError(ColorwarsError):
     """The solver did not prove a result within its depth limit."""
+
+
+class InvalidNetworkError(ConfigError):
+    """A network (``colorwars.zero.Network``) that cannot be built or evaluated: a layout out
+    of range, a parameter of the wrong shape, NaN or infinity in the weights, or planes that
+    are not two-player planes of a board of sides 2 to 64. The message names what."""
 
 
 class InvalidEvaluatorError(ColorwarsError):

@@ -37,6 +37,7 @@ def bradley_terry(
     inverse of the observed information under the mean-zero constraint."""
     n = wins.shape[0]
     played = games > 0
+    idle = ~played.any(axis=1)  # players with no games: no rating
     w = wins + 0.5 * played
     g = games + 1.0 * played
     theta = np.zeros(n)
@@ -53,7 +54,9 @@ def bradley_terry(
     p = 1 / (1 + np.exp(theta[None, :] - theta[:, None]))
     info = g * p * (1 - p)
     cov = np.linalg.pinv(np.diag(info.sum(axis=1)) - info)
-    return theta * ELO, np.sqrt(np.clip(np.diag(cov), 0, None)) * ELO
+    elo, se = theta * ELO, np.sqrt(np.clip(np.diag(cov), 0, None)) * ELO
+    elo[idle], se[idle] = np.nan, np.nan
+    return elo, se
 
 
 @dataclass
@@ -111,7 +114,7 @@ def with_time(player: Any, seconds: float | None) -> Any:
         and player.time is None
         and player.simulations == Zero().simulations
     ):
-        return Zero(time=seconds, seed=player.seed, network=player.network)
+        return Zero(time=seconds, seed=player.seed, network=player.network, **player._options)  # type: ignore[arg-type]
     if isinstance(player, ZeroAlphaBeta) and player.time is None and player.depth == 4:
         return ZeroAlphaBeta(time=seconds, seed=player.seed, network=player._zero.network)
     return player

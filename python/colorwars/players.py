@@ -439,7 +439,9 @@ def as_player(item: object) -> Player:
 def seat_players(policies: object, seats: int) -> list[Player]:
     """One player per seat: one player (object or name) for every seat, or a sequence with
     one per seat."""
-    if isinstance(policies, str | _Base):
+    from colorwars.zero.player import Zero, ZeroAlphaBeta
+
+    if isinstance(policies, str | _Base | Zero | ZeroAlphaBeta):
         return [as_player(policies)] * seats
     if not isinstance(policies, Sequence):
         check.fail(

@@ -16,19 +16,14 @@ from __future__ import annotations
 import contextlib
 import os
 import time as _time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-try:
-    import fcntl
-except ImportError:  # not on Windows: checkpoints are not locked there
-    fcntl = None  # type: ignore[assignment]
-
-from colorwars import _core
+from colorwars import _core, _files
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars._files import atomic_write, check_output, read_sealed, seal
@@ -239,44 +234,12 @@ def _save(path: Path, record: dict[str, Any], proofs: bytes) -> None:
     atomic_write(path, seal(CHECKPOINT_KIND, CHECKPOINT_FORMAT, record, proofs), "checkpoint")
 
 
-@contextlib.contextmanager
-def _locked(path: Path | None) -> Iterator[None]:
+def _locked(path: Path | None) -> contextlib.AbstractContextManager[None]:
     """Holds ``path``'s lock file (``<checkpoint>.lock``) for the run: a second run on the same
     checkpoint is a ``FileError`` at once, not a race over the file."""
-    if path is None or fcntl is None:
-        yield
-        return
-    lock = path.with_name(path.name + ".lock")
-    while True:
-        try:
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
-        except OSError as e:
-            raise FileError(f"cannot lock checkpoint {path}: {e.strerror or e}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise FileError(
-                f"checkpoint {path} is in use by another run (its lock {lock} is held); "
-                "wait for it to finish or give another checkpoint"
-            ) from None
-        # The file locked must still be the one at that name (a run that just finished
-        # removes it); otherwise lock the new one.
-        try:
-            same = os.stat(lock).st_ino == os.fstat(fd).st_ino
-        except FileNotFoundError:
-            same = False
-        if same:
-            break
-        os.close(fd)
-    try:
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(lock)
-        os.close(fd)
+    if path is None:
+        return contextlib.nullcontext()
+    return _files.locked(path, "checkpoint")
 
 
 def _prove_group(

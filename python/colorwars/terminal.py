@@ -184,14 +184,16 @@ def setup(
     # only); a match of no games runs exactly that check. The hint plays for human seats.
     # Zero (a Python player) checks that a network fits the game.
     from colorwars.ai import Zero, match
+    from colorwars.zero.player import ZeroAlphaBeta
 
+    learned = (Zero, ZeroAlphaBeta)
     probe = Game(config.width, config.height, config.players, config.rules)
     for p in (helper, *chosen):
-        if isinstance(p, Zero):
+        if isinstance(p, learned):
             p.network_for(probe)
-    natives = [helper if p is None or isinstance(p, Zero) else p for p in chosen]
-    if isinstance(helper, Zero):
-        natives = [p for p in natives if not isinstance(p, Zero)]
+    natives = [helper if p is None or isinstance(p, learned) else p for p in chosen]
+    if isinstance(helper, learned):
+        natives = [p for p in natives if not isinstance(p, learned)]
         natives += [default_ai(n)] * (n - len(natives))
     match(natives, 0, config.width, config.height, config.rules)
     return Setup(

@@ -131,8 +131,8 @@ impl Net {
                     let f = &mut x[(p * cells + i) * FEATURES..(p * cells + i + 1) * FEATURES];
                     f[0] = f32::from(m) * 0.25;
                     f[1] = f32::from(o) * 0.25;
-                    f[2] = f32::from(u8::from(m > 0 && m + 1 >= d));
-                    f[3] = f32::from(u8::from(o > 0 && o + 1 >= d));
+                    f[2] = f32::from(u8::from(m > 0 && m >= d - 1));
+                    f[3] = f32::from(u8::from(o > 0 && o >= d - 1));
                     f[4] = f32::from(u8::from(m > 0));
                     f[5] = f32::from(u8::from(o > 0));
                     f[6] = f32::from(u8::from(d == 2));

@@ -40,6 +40,21 @@ fn copied<T: numpy::Element + Copy, D: numpy::ndarray::Dimension>(
     Ok(v)
 }
 
+/// A search's time budget as a deadline: finite, 0 to `MAX_SECONDS` (the Python layer
+/// checks it first; this keeps a direct call from panicking).
+fn deadline_of(seconds: Option<f64>) -> PyResult<Option<std::time::Instant>> {
+    match seconds {
+        None => Ok(None),
+        Some(s) if s.is_finite() && (0.0..=crate::limits::MAX_SECONDS).contains(&s) => {
+            Ok(Some(std::time::Instant::now() + Duration::from_secs_f64(s)))
+        }
+        Some(s) => Err(ConfigError::new_err(format!(
+            "invalid time {s}: expected seconds from 0 to {}",
+            crate::limits::MAX_SECONDS
+        ))),
+    }
+}
+
 /// One root move as `stats` reports it: (cell, visits, mean value or None, prior, proven).
 type PuctRow = (usize, u32, Option<f32>, f32, Option<bool>);
 
@@ -226,7 +241,7 @@ impl NativePuct {
         }
         let net = net.get();
         let inner = &mut self.inner;
-        let deadline = seconds.map(|s| std::time::Instant::now() + Duration::from_secs_f64(s));
+        let deadline = deadline_of(seconds)?;
         let (evaluated, _) = watched(py, None, 0.05, |control: &Control| {
             let mut out = Leaves::default();
             let mut evaluated = 0u64;
@@ -238,12 +253,21 @@ impl NativePuct {
                 out.planes.clear();
                 out.mask.clear();
                 out.tree.clear();
-                let n = inner.select(k, &mut out)?;
+                let n = match inner.select(k, &mut out) {
+                    Ok(n) => n,
+                    Err(e) => {
+                        inner.abandon();
+                        return Err(e);
+                    }
+                };
                 if n == 0 {
                     return Ok(evaluated);
                 }
                 let (logits, values) = net.run(&out.planes, n, cfg.height, cfg.width);
-                inner.expand(&logits, &values)?;
+                if let Err(e) = inner.expand(&logits, &values) {
+                    inner.abandon(); // the trees stay as they were
+                    return Err(e);
+                }
                 evaluated += n as u64;
                 control.add_done(n as u64);
                 if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
@@ -311,7 +335,9 @@ impl NativeNet {
             match item.extract::<numpy::PyReadonlyArrayDyn<'_, f32>>() {
                 Ok(a) => Some(a.as_array().iter().copied().collect()),
                 Err(e) => {
-                    failure = Some(e);
+                    failure = Some(ConfigError::new_err(format!(
+                        "invalid network: parameter {name} is not a float32 array ({e})"
+                    )));
                     None
                 }
             }
@@ -336,9 +362,9 @@ impl NativeNet {
     ) -> PyResult<(Bound<'py, PyArray2<f32>>, Bound<'py, PyArray1<f32>>)> {
         let shape = planes.as_array().shape().to_vec();
         let (b, p, h, w) = (shape[0], shape[1], shape[2], shape[3]);
-        if p != 2 || h == 0 || w == 0 || h > 64 || w > 64 {
+        if p != 2 || !(2..=64).contains(&h) || !(2..=64).contains(&w) {
             return Err(ConfigError::new_err(format!(
-                "the network reads two-player planes (B, 2, H, W) of sides 1 to 64, not shape \
+                "the network reads two-player planes (B, 2, H, W) of sides 2 to 64, not shape \
                  {shape:?}"
             )));
         }
@@ -378,14 +404,24 @@ pub(super) fn alphabeta_net(
     if let Some(w) = position.winner() {
         return Err(Error::GameOver { winner: w as u8 }.into());
     }
+    if !(1..=64).contains(&depth) {
+        return Err(ConfigError::new_err(format!(
+            "invalid depth {depth}: expected 1 to 64"
+        )));
+    }
+    if !(scale.is_finite() && scale > 0.0 && scale < 100_000.0) {
+        return Err(ConfigError::new_err(format!(
+            "invalid scale {scale}: expected a number above 0 and below 100000"
+        )));
+    }
     let net = net.get();
-    let deadline = seconds.map(|s| std::time::Instant::now() + Duration::from_secs_f64(s));
+    let deadline = deadline_of(seconds)?;
     let (h, w) = (cfg.height, cfg.width);
     let run = |control: &Control| {
         with_game!(&position, g => {
             let leaf = leaf_eval(net, h, w, scale);
             crate::search::alphabeta_move_with(
-                g.geo(), &cfg, g.pos(), depth.clamp(1, 64), deadline, control, Some(&leaf),
+                g.geo(), &cfg, g.pos(), depth, deadline, control, Some(&leaf),
             )
         })
     };

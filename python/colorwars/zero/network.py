@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from colorwars import _core
 from colorwars._files import atomic_write, read_sealed, seal, unseal
-from colorwars.errors import FileError
+from colorwars.errors import FileError, InvalidNetworkError
 
 __all__ = ["FEATURES", "Network", "degrees", "features", "load", "random_network"]
 
@@ -57,8 +57,7 @@ def features(planes: npt.NDArray[np.uint8]) -> F32:
     """The network's input, channels last ``(B, H, W, FEATURES)`` float32, from two-player
     ``planes`` ``(B, 2, H, W)`` (plane 0 the player to move: ``colorwars.views.planes`` and
     the PUCT evaluator's layout)."""
-    if planes.ndim != 4 or planes.shape[1] != 2:
-        raise ValueError(f"expected two-player planes (B, 2, H, W), got shape {planes.shape}")
+    _check_planes(planes)
     b, _, h, w = planes.shape
     mover = planes[:, 0].astype(np.float32)
     other = planes[:, 1].astype(np.float32)
@@ -72,9 +71,34 @@ def features(planes: npt.NDArray[np.uint8]) -> F32:
     out[..., 5] = other > 0
     out[..., 6] = deg == 2
     out[..., 7] = deg == 3
-    out[..., 8] = (mover.reshape(b, -1).sum(axis=1) == 0)[:, None, None]
-    out[..., 9] = (other.reshape(b, -1).sum(axis=1) == 0)[:, None, None]
+    out[..., 8] = (mover.reshape(b, h * w).sum(axis=1) == 0)[:, None, None]
+    out[..., 9] = (other.reshape(b, h * w).sum(axis=1) == 0)[:, None, None]
     return out
+
+
+def _check_planes(planes: npt.NDArray[Any]) -> None:
+    shape = planes.shape
+    if planes.ndim != 4 or shape[1] != 2 or not (2 <= shape[2] <= 64 and 2 <= shape[3] <= 64):
+        raise InvalidNetworkError(
+            f"the network reads two-player planes (B, 2, H, W) of boards of sides 2 to 64, "
+            f"not shape {shape}"
+        )
+
+
+LIMITS = {"channels": 512, "blocks": 64, "hidden": 4096}
+"""The largest layout a network may have (each at least 1)."""
+
+
+def _check_layout(rules: object, channels: object, blocks: object, hidden: object) -> None:
+    if rules not in ("colorwars", "classic"):
+        raise InvalidNetworkError(
+            f"invalid network: rules {rules!r}: expected 'colorwars' or 'classic'"
+        )
+    for name, v in (("channels", channels), ("blocks", blocks), ("hidden", hidden)):
+        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= LIMITS[name]:
+            raise InvalidNetworkError(
+                f"invalid network: {name} {v!r}: expected a whole number from 1 to {LIMITS[name]}"
+            )
 
 
 def _names(blocks: int) -> list[str]:
@@ -125,17 +149,27 @@ class Network:
     _native: _core.NativeNet | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        _check_layout(self.rules, self.channels, self.blocks, self.hidden)
+        if not isinstance(self.params, dict) or not isinstance(self.info, dict):
+            raise InvalidNetworkError("invalid network: params and info must be dicts")
         want = shapes(self.channels, self.blocks, self.hidden)
         if set(self.params) != set(want):
             missing = sorted(set(want) - set(self.params))
             extra = sorted(set(self.params) - set(want))
-            raise ValueError(f"network parameters: missing {missing}, unexpected {extra}")
+            raise InvalidNetworkError(
+                f"invalid network parameters: missing {missing}, unexpected {extra}"
+            )
         for name, shape in want.items():
-            a = np.ascontiguousarray(self.params[name], dtype=np.float32)
+            try:
+                a = np.ascontiguousarray(self.params[name], dtype=np.float32)
+            except (TypeError, ValueError) as e:
+                raise InvalidNetworkError(f"invalid network parameter {name}: {e}") from None
             if a.shape != shape:
-                raise ValueError(f"network parameter {name} has shape {a.shape}, expected {shape}")
+                raise InvalidNetworkError(
+                    f"invalid network parameter {name}: shape {a.shape}, expected {shape}"
+                )
             if not np.isfinite(a).all():
-                raise ValueError(f"network parameter {name} holds NaN or infinity")
+                raise InvalidNetworkError(f"invalid network parameter {name}: NaN or infinity")
             self.params[name] = a
 
     @property
@@ -154,13 +188,22 @@ class Network:
         """``(logits (B, cells), values (B,))`` float32 for two-player ``planes``
         ``(B, 2, H, W)``: the PUCT evaluator's contract, so ``PUCT(network)`` works. Runs
         natively (``forward_numpy`` is the reference it is checked against)."""
-        if planes.ndim != 4 or planes.shape[1] != 2:
-            raise ValueError(f"expected two-player planes (B, 2, H, W), got shape {planes.shape}")
+        planes = np.asarray(planes)
+        _check_planes(planes)
+        if planes.dtype != np.uint8 and (
+            planes.dtype.kind not in "iu"
+            or planes.min(initial=0) < 0
+            or planes.max(initial=0) > 255
+        ):
+            raise InvalidNetworkError(
+                f"the network reads orb counts as uint8 planes, not {planes.dtype} values"
+            )
         logits, values = self.native.forward(np.ascontiguousarray(planes, dtype=np.uint8))
         return logits, values
 
     def forward_numpy(self, planes: npt.NDArray[np.uint8]) -> tuple[F32, F32]:
         """``forward`` in numpy alone: the reference implementation."""
+        _check_planes(planes)
         b, _, h, w = planes.shape
         p = self.params
         x = np.maximum(_conv3(features(planes), p["stem.kernel"], p["stem.bias"]), 0)
@@ -218,15 +261,10 @@ def _from_parts(header: dict[str, Any], body: bytes, path: str | os.PathLike[str
         blocks, hidden, info = header["blocks"], header["hidden"], header.get("info", {})
     except KeyError as e:
         raise bad(f"its header has no {e.args[0]!r}") from None
-    if rules not in ("colorwars", "classic"):
-        raise bad(f"rules {rules!r}: expected 'colorwars' or 'classic'")
-    for name, v, top in (
-        ("channels", channels, 512),
-        ("blocks", blocks, 64),
-        ("hidden", hidden, 4096),
-    ):
-        if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= top:
-            raise bad(f"{name} {v!r}: expected a whole number from 1 to {top}")
+    try:
+        _check_layout(rules, channels, blocks, hidden)
+    except InvalidNetworkError as e:
+        raise bad(str(e).removeprefix("invalid network: ")) from None
     if not isinstance(info, dict):
         raise bad("its info is not a table")
     try:
@@ -236,7 +274,7 @@ def _from_parts(header: dict[str, Any], body: bytes, path: str | os.PathLike[str
         raise bad(f"its weights cannot be read ({e})") from None
     try:
         return Network(rules, channels, blocks, hidden, params, info)
-    except ValueError as e:
+    except InvalidNetworkError as e:
         raise bad(str(e)) from None
 
 

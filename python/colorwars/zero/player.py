@@ -10,7 +10,7 @@ from typing import Any
 
 from colorwars import _core
 from colorwars import _validate as check
-from colorwars.errors import ConfigError, FileError, InvalidPlayerError
+from colorwars.errors import ConfigError, FileError, GameOverError, InvalidPlayerError
 from colorwars.players import Decision, NativeSpec, native_game
 from colorwars.puct import PUCT, PuctMove
 from colorwars.zero.network import Network, load
@@ -78,7 +78,7 @@ class Zero:
         raise InvalidPlayerError(
             f"invalid player: {self.name} searches with a network and is not one of the "
             "engine's batch players (random, greedy, mcts, alphabeta); play it with "
-            "choose(game), colorwars.ai.ladder or colorwars.ai.play_games"
+            "choose(game), colorwars.ai.ladder"
         )
 
     def network_for(self, game: Any) -> Network:
@@ -200,10 +200,21 @@ class ZeroAlphaBeta:
         return f"zeroab({self.time:g}s)" if self.time is not None else f"zeroab({self.depth})"
 
     def native_spec(self) -> NativeSpec:
-        return self._zero.native_spec()
+        raise InvalidPlayerError(
+            f"invalid player: {self.name} searches with a network and is not one of the "
+            "engine's batch players (random, greedy, mcts, alphabeta); play it with "
+            "choose(game) or colorwars.ai.ladder"
+        )
+
+    def network_for(self, game: Any) -> Network:
+        """The network for ``game`` (``Zero.network_for``)."""
+        return self._zero.network_for(game)
 
     def choose(self, game: Any) -> int:
         """The move in ``game``; ``GameOverError`` once the game is won."""
-        net = self._zero.network_for(game)
+        net = self.network_for(game)
+        native_game(game)  # a colorwars.Game or reference game, else TypeError
+        if native_game(game).winner is not None:
+            raise GameOverError("illegal move: the game is over; no move is allowed")
         cell, _, _ = _core.alphabeta_net(native_game(game), net.native, self.depth, self.time)
         return int(cell)

@@ -91,13 +91,33 @@ class RunSettings:
                 raise ConfigError(
                     f"invalid board {w}x{h} (weight {weight}): sides 2 to 16, weight above 0"
                 )
-        if self.iterations < 0:
-            raise ConfigError(f"invalid iterations {self.iterations}: expected 0 or more")
-        for name in ("games", "simulations", "steps", "batch", "buffer"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"invalid {name} {getattr(self, name)}: expected at least 1")
-        if self.minutes <= 0:
-            raise ConfigError(f"invalid minutes {self.minutes}: expected more than 0")
+        from colorwars.zero.network import LIMITS
+
+        whole = {
+            "iterations": (0, 10**9), "bootstrap": (1, 10**8), "expert_depth": (1, 64),
+            "explore_plies": (0, 10**4), "bootstrap_steps": (1, 10**9), "games": (1, 10**6),
+            "simulations": (1, 10**6), "steps": (1, 10**9), "batch": (1, 2**16),
+            "buffer": (1, 10**9), "channels": (1, LIMITS["channels"]),
+            "blocks": (1, LIMITS["blocks"]), "hidden": (1, LIMITS["hidden"]),
+            "eval_games": (2, 10**6), "eval_simulations": (1, 10**6), "seed": (0, 2**63),
+        }  # fmt: skip
+        for name, (low, high) in whole.items():
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= high:
+                raise ConfigError(
+                    f"invalid {name} {v!r}: expected a whole number from {low} to {high}"
+                )
+        if self.eval_games % 2:
+            raise ConfigError(
+                f"invalid eval_games {self.eval_games}: expected an even number (both seats)"
+            )
+        reals = (("minutes", 0.0, 1e6), ("lr", 0.0, 1.0), ("weight_decay", -1e-12, 1.0),
+                 ("explore", -1e-12, 1.0))  # fmt: skip
+        for real, least, most in reals:
+            x = getattr(self, real)
+            if not isinstance(x, int | float) or not (math.isfinite(x) and least < x <= most):
+                bound = "above 0" if least >= 0 else "from 0"
+                raise ConfigError(f"invalid {real} {x!r}: expected a number {bound} to {most:g}")
 
 
 def _jax() -> tuple[Any, Any, Any, Any]:
@@ -322,7 +342,13 @@ def _settings_from(header: dict[str, Any], path: Path) -> RunSettings:
 
 
 class _Run:
-    def __init__(self, folder: Path, settings: RunSettings, log: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        settings: RunSettings,
+        log: Callable[[str], None],
+        given: set[str] | None = None,
+    ) -> None:
         self.jax, self.jnp, nn, self.optax = _jax()
         self.folder = folder
         self.log = log
@@ -350,8 +376,13 @@ class _Run:
             header, body = found
             self.s = _settings_from(header, ckpt)
             # A later run may give more time or iterations; nothing else may change.
-            self.s.minutes = settings.minutes
-            self.s.iterations = settings.iterations
+            for name, value in asdict(settings).items():
+                if given is not None and name not in given:
+                    continue
+                if name in ("minutes", "iterations"):
+                    setattr(self.s, name, getattr(settings, name))
+                elif value != asdict(self.s)[name]:
+                    log(f"{name} {value!r} ignored: the run keeps its {asdict(self.s)[name]!r}")
             try:
                 self.history = list(header["history"])
                 self.iteration = int(header["iteration"])
@@ -472,14 +503,15 @@ def _curve(path: Path, history: list[dict[str, Any]], s: RunSettings) -> None:
     except ImportError:
         return
     fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=120)
-    minutes = [h["minutes"] for h in points]
     for name in points[-1]["score"]:
-        ys = [h["score"].get(name, math.nan) for h in points]
-        n = points[-1].get("eval_games", s.eval_games)
-        lo = [wilson_interval(round(y * n), n)[0] for y in ys]
-        hi = [wilson_interval(round(y * n), n)[1] for y in ys]
-        ax.plot(minutes, ys, marker="o", label=f"against {name}")
-        ax.fill_between(minutes, lo, hi, alpha=0.15)
+        rows = [(h["minutes"], h["score"][name], h.get("eval_games", s.eval_games))
+                for h in points if name in h["score"]]  # fmt: skip
+        xs = [m for m, _, _ in rows]
+        ys = [y for _, y, _ in rows]
+        lo = [wilson_interval(round(y * n), n)[0] for _, y, n in rows]
+        hi = [wilson_interval(round(y * n), n)[1] for _, y, n in rows]
+        ax.plot(xs, ys, marker="o", label=f"against {name}")
+        ax.fill_between(xs, lo, hi, alpha=0.15)
     w, h = points[-1]["board"]
     ax.set_xlabel("training minutes")
     ax.set_ylabel(f"score on {w}x{h} {s.rules}")
@@ -519,10 +551,13 @@ def train(
     *,
     progress: bool = False,
     log: Callable[[str], None] = lambda _: None,
+    given: set[str] | None = None,
 ) -> Network:
     """Trains (or resumes training) in the run folder ``folder`` and returns the network.
     A run stops after ``settings.minutes`` of training time in all (counting earlier runs on
-    the folder) or ``settings.iterations`` iterations; Ctrl-C stops it after saving the last
+    the folder) or ``settings.iterations`` iterations (a resumed run takes these two from
+    ``settings``, or only those named in ``given``, and keeps every other setting of its
+    checkpoint); Ctrl-C stops it after saving the last
     completed iteration. Needs the ``train`` extra (JAX, Flax, Optax)."""
     path = Path(os.fspath(folder))
     try:
@@ -530,7 +565,20 @@ def train(
     except OSError as e:
         raise FileError(f"cannot make the run folder {path}: {e.strerror or e}") from None
     _files.check_output(path / CHECKPOINT, "training checkpoint")
-    run = _Run(path, settings or RunSettings(), log)
+    settings = settings or RunSettings()
+    settings.check()
+    with _files.locked(path / CHECKPOINT, "run folder's checkpoint"):
+        return _train(path, settings, progress, log, given)
+
+
+def _train(
+    path: Path,
+    settings: RunSettings,
+    progress: bool,
+    log: Callable[[str], None],
+    given: set[str] | None,
+) -> Network:
+    run = _Run(path, settings, log, given)
     s = run.s
     budget = s.minutes * 60
     main = (int(s.sizes[0][0]), int(s.sizes[0][1]))
