@@ -4,7 +4,7 @@ alpha-beta, MCTS and Zero at a fixed time a move, on each board and time asked f
     python benchmarks/ladder.py                                  # the docs' ladders: hours
     python benchmarks/ladder.py --boards 5x5:colorwars --times 0.01 --games 10
 
-Writes benchmarks/results/ladder.json (every rating, flat keys
+Writes benchmarks/results/ladder.json (``--name`` for another name) (every rating, flat keys
 ``<board>_<rules>:<time>:<player>:elo``), benchmarks/results/ladder.md (the tables the docs
 include) and docs/images/ladder-<board>-<rules>.png (Elo with 95% intervals, one row of
 points per time).
@@ -34,7 +34,18 @@ def main() -> None:
     parser.add_argument("--players", default=",".join(PLAYERS))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="4 games per pair at 0.01 s")
+    parser.add_argument(
+        "--name", default="ladder", help="the results' name: results/NAME.json and NAME.md"
+    )
+    parser.add_argument(
+        "--redraw", action="store_true",
+        help="play nothing: draw the pictures again from every results/ladder*.json (all the "
+        "times measured for a board in one picture)",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.redraw:
+        redraw()
+        return
     times = [0.01] if args.quick else [float(t) for t in args.times.split(",")]
     games = 4 if args.quick else args.games
     players = args.players.split(",")
@@ -66,8 +77,44 @@ def main() -> None:
             rows.append((seconds, r))
             tables.append("\n".join(table) + "\n")
         draw(w, h, rules, rows)
-    atomic_write(RESULTS / "ladder.md", "\n".join(tables), "ladder tables")
-    write_results("ladder", figures, args.quick)
+    atomic_write(RESULTS / f"{args.name}.md", "\n".join(tables), "ladder tables")
+    write_results(args.name, figures, args.quick)
+
+
+class _Rated:
+    """A ladder's ratings as read back from a results file (what ``draw`` reads)."""
+
+    def __init__(self, names: list[str], elo: list[float], interval: list[tuple[float, float]]):
+        self.names, self.elo, self.interval = names, elo, interval
+
+
+def redraw() -> None:
+    import json
+
+    boards: dict[str, dict[float, dict[str, dict[str, float]]]] = {}
+    for path in sorted(RESULTS.glob("ladder*.json")):
+        figures = json.loads(path.read_text())["figures"]
+        for key, value in figures.items():
+            parts = key.split(":")
+            if len(parts) != 4:
+                continue
+            board, seconds, player, what = parts
+            boards.setdefault(board, {}).setdefault(float(seconds), {}).setdefault(player, {})[
+                what
+            ] = value
+    for board, times in boards.items():
+        size, _, rules = board.partition("_")
+        w, h = (int(x) for x in size.split("x"))
+        rows = []
+        for seconds in sorted(times):
+            players = times[seconds]
+            names = sorted(players)
+            rows.append((seconds, _Rated(
+                names, [players[n]["elo"] for n in names],
+                [(players[n]["low"], players[n]["high"]) for n in names],
+            )))  # fmt: skip
+        draw(w, h, rules, rows)
+        print(f"drew {board}: {', '.join(f'{t:g} s' for t, _ in rows)}")
 
 
 def draw(w: int, h: int, rules: str, rows: list[tuple[float, object]]) -> None:
@@ -81,7 +128,7 @@ def draw(w: int, h: int, rules: str, rows: list[tuple[float, object]]) -> None:
         return
     import io
 
-    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=120)
+    fig, ax = plt.subplots(figsize=(6.4, 4.0), dpi=120)
     names = sorted({n.split("(")[0] for _, r in rows for n in r.names})  # type: ignore[attr-defined]
     for k, (seconds, r) in enumerate(rows):
         ys = [names.index(n.split("(")[0]) + 0.15 * (k - (len(rows) - 1) / 2) for n in r.names]  # type: ignore[attr-defined]
@@ -92,7 +139,7 @@ def draw(w: int, h: int, rules: str, rows: list[tuple[float, object]]) -> None:
     ax.set_xlabel("Elo (mean 0 at each time), 95% interval")
     ax.set_title(f"ladder, {w}x{h} {rules}")
     ax.grid(alpha=0.3, axis="x")
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize="small")
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")

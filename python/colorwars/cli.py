@@ -767,6 +767,7 @@ def build_parser() -> argparse.ArgumentParser:
         "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], or with settings: "
         "mcts:time=0.1:c=0.5, alphabeta:time=0.5"
     )
+    learned_help = players_help + "; the learned players zero[:SIMULATIONS] and zeroab[:DEPTH]"
     tour = sub.add_parser(
         "tournament",
         parents=[common],
@@ -792,7 +793,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="every pair of players at a fixed time a move: Bradley-Terry Elo, 95%% intervals",
         description="Every pair plays --games games, half with each player moving first, from "
         "shared random openings; --time seconds a move for every player whose name sets no "
-        "budget. Players: " + players_help + ", zero, zero:time=0.1.",
+        "budget. Players: " + learned_help + ".",
     )
     lad.add_argument("players", nargs="+", metavar="PLAYER", help="two or more players")
     lad.add_argument("--time", type=float, default=None, help="seconds a move (each player's own)")
