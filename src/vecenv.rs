@@ -303,7 +303,12 @@ fn write_one<B: Bits>(
 
 /// One environment's observation planes (plane `k`: the counts of player `to_move + k`).
 #[inline]
-fn write_planes<B: Bits>(geo: &Geometry<B>, players: usize, pos: &Position<B>, obs: &mut [u8]) {
+pub(crate) fn write_planes<B: Bits>(
+    geo: &Geometry<B>,
+    players: usize,
+    pos: &Position<B>,
+    obs: &mut [u8],
+) {
     let cells = geo.cells;
     let p0 = pos.to_move as usize;
     for k in 0..players {

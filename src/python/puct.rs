@@ -416,10 +416,9 @@ pub(super) fn alphabeta_net(
     }
     let net = net.get();
     let deadline = deadline_of(seconds)?;
-    let (h, w) = (cfg.height, cfg.width);
     let run = |control: &Control| {
         with_game!(&position, g => {
-            let leaf = leaf_eval(net, h, w, scale);
+            let leaf = leaf_eval(net, g.geo(), scale);
             crate::search::alphabeta_move_with(
                 g.geo(), &cfg, g.pos(), depth, deadline, control, Some(&leaf),
             )
@@ -429,21 +428,17 @@ pub(super) fn alphabeta_net(
     Ok(found?)
 }
 
-/// The network's value of a position for the player to move, times `scale`.
-fn leaf_eval<B: crate::bits::Bits>(
-    net: &NativeNet,
-    h: usize,
-    w: usize,
+/// The network's value of a position for the player to move, times `scale` (the planes
+/// written as `VectorEnv` writes its observations).
+fn leaf_eval<'a, B: crate::bits::Bits>(
+    net: &'a NativeNet,
+    geo: &'a crate::board::Geometry<B>,
     scale: f32,
-) -> impl Fn(&crate::board::Position<B>) -> i32 + Sync + '_ {
-    let cells = h * w;
+) -> impl Fn(&crate::board::Position<B>) -> i32 + Sync + 'a {
+    let (h, w, cells) = (geo.height, geo.width, geo.cells);
     move |pos: &crate::board::Position<B>| {
         let mut planes = [0u8; 2 * 1024];
-        for p in 0..2 {
-            let k = (p + 2 - pos.to_move as usize) % 2;
-            let plane = &mut planes[k * cells..(k + 1) * cells];
-            pos.own[p].for_each(|c| plane[c] = pos.count(c));
-        }
+        crate::vecenv::write_planes(geo, 2, pos, &mut planes[..2 * cells]);
         let (_, values) = net.run(&planes[..2 * cells], 1, h, w);
         (values[0] * scale) as i32
     }

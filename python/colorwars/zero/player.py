@@ -212,9 +212,9 @@ class ZeroAlphaBeta:
 
     def choose(self, game: Any) -> int:
         """The move in ``game``; ``GameOverError`` once the game is won."""
+        native = native_game(game)  # a colorwars.Game or reference game, else TypeError
         net = self.network_for(game)
-        native_game(game)  # a colorwars.Game or reference game, else TypeError
-        if native_game(game).winner is not None:
+        if native.winner is not None:
             raise GameOverError("illegal move: the game is over; no move is allowed")
-        cell, _, _ = _core.alphabeta_net(native_game(game), net.native, self.depth, self.time)
+        cell, _, _ = _core.alphabeta_net(native, net.native, self.depth, self.time)
         return int(cell)
