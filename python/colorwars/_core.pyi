@@ -22,6 +22,11 @@ class _Config(Protocol):
     @property
     def first(self) -> int: ...
 
+class _Stop(Protocol):
+    """What a stoppable search asks: ``threading.Event`` has it."""
+
+    def is_set(self) -> bool: ...
+
 class _Player(Protocol):
     """What the engine reads of ``colorwars.players.NativeSpec``."""
 
@@ -176,9 +181,11 @@ class NativeVecEnv:
     def sample_legal(self) -> npt.NDArray[np.int64]: ...
     def snapshot(self, i: int) -> tuple[list[int], list[int], int, int]: ...
 
-def ai_choose(game: NativeGame, player: _Player, seed: int) -> tuple[int, int]: ...
+def ai_choose(
+    game: NativeGame, player: _Player, seed: int, stop: _Stop | None = None
+) -> tuple[int, int]: ...
 def ai_analyse(
-    game: NativeGame, player: _Player, seed: int
+    game: NativeGame, player: _Player, seed: int, stop: _Stop | None = None
 ) -> tuple[list[tuple[int, int, float]], int]: ...
 def play_match(
     config: _Config,

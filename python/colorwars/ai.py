@@ -22,8 +22,9 @@ import numpy.typing as npt
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars._deprecation import renamed_argument
+from colorwars.engine import Engine
 from colorwars.errors import ConfigError, InvalidPlayerError
-from colorwars.ladder import LadderResult, ladder
+from colorwars.ladder import LadderResult, _is_native, ladder, play_game
 from colorwars.players import (
     MCTS,
     AlphaBeta,
@@ -47,6 +48,7 @@ __all__ = [
     "PUCT",
     "AlphaBeta",
     "Decision",
+    "Engine",
     "Greedy",
     "LadderResult",
     "MoveValue",
@@ -96,7 +98,14 @@ def match(
     max_plies: int | None = None,
 ) -> dict[str, Any]:
     """Plays ``games`` games natively, seat ``s`` played by ``seats[s]`` (seat 0 moves first);
-    returns numpy arrays ``winners``, ``plies``, ``first_moves`` and ``elapsed`` seconds."""
+    returns numpy arrays ``winners``, ``plies``, ``waves``, ``longest_cascade`` and
+    ``first_moves``, the ``elapsed`` seconds and ``forfeits``.
+
+    A match with a player outside the engine (``Zero``, an ``Engine``) is played game by game
+    in Python instead, with the same results; there a seat whose ``Engine`` misbehaves loses
+    the game (the other wins with two players, nobody with more), and ``forfeits`` lists
+    ``(game, seat, reason)``. Its games differ only as its players' choices do: give
+    ``first_move``, or use ``ladder`` for shared random openings."""
     r = resolve(rules)
     width, height = check.size(width, height)
     players = _players_list(seats, "seats")
@@ -113,10 +122,48 @@ def match(
         opening.play(first_move)  # IllegalMoveError if no first move may go there
     check.memory(games * GAME_BYTES, f"a match of {games:,} games")
     config = check.config(width, height, len(players), r)
-    return _core.play_match(
+    if not all(_is_native(p) for p in players):
+        return _python_match(players, games, width, height, r, first_move, max_plies)
+    result: dict[str, Any] = _core.play_match(
         config, [p.native_spec() for p in players], games, seed, first_move=first_move,
         max_plies=max_plies, threads=threads,
     )  # fmt: skip
+    result["forfeits"] = []
+    return result
+
+
+def _python_match(
+    players: list[Player], games: int, width: int, height: int, rules: Rules,
+    first_move: int | None, max_plies: int | None,
+) -> dict[str, Any]:  # fmt: skip
+    """``match`` played move by move in Python (a player outside the engine)."""
+    import time
+
+    from colorwars.game import Game
+
+    start = time.perf_counter()
+    columns: dict[str, list[int]] = {
+        k: [] for k in ("winners", "plies", "waves", "longest_cascade", "first_moves")
+    }
+    forfeits: list[tuple[int, int, str]] = []
+    for i in range(games):
+        game = Game(width, height, len(players), rules)
+        if first_move is not None:
+            game.play(first_move)
+        played = play_game(players, game, max_plies)
+        row = (played.winner, played.plies, played.waves, played.longest_cascade,
+               played.first_move)  # fmt: skip
+        for key, value in zip(columns, row, strict=True):
+            columns[key].append(value)
+        if played.forfeit is not None:
+            forfeits.append((i, *played.forfeit))
+    return {
+        "winners": np.array(columns["winners"], dtype=np.int8),
+        **{k: np.array(v, dtype=np.int32) for k, v in columns.items() if k != "winners"},
+        "elapsed": time.perf_counter() - start,
+        "complete": True,
+        "forfeits": forfeits,
+    }
 
 
 @dataclass(frozen=True)
@@ -246,7 +293,20 @@ def tournament(
                 pairs.append((a, b))
                 jobs.append(MatchJob([players[a], players[b]], count, pair_seed))
     config = check.config(width, height, 2, rules)
-    results = _batch(jobs, config, threads, progress, backend, address)
+    # Pairs with a player outside the engine (Zero, an Engine) play in Python, the rest in
+    # one native batch.
+    native = [k for k, job in enumerate(jobs) if all(_is_native(p) for p in job.players)]
+    results: list[dict[str, Any]] = [{} for _ in jobs]
+    batch = (
+        _batch([jobs[k] for k in native], config, threads, progress, backend, address)
+        if native
+        else []
+    )
+    for k, r in zip(native, batch, strict=True):
+        results[k] = r
+    for k, job in enumerate(jobs):
+        if not results[k]:
+            results[k] = _python_match(job.players, job.games, width, height, rules, None, None)
     wins = np.zeros((n, n))
     games = np.zeros((n, n))
     for (a, b), job, r in zip(pairs, jobs, results, strict=True):

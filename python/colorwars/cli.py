@@ -603,6 +603,15 @@ def _ask(game: Any, prompt: str) -> str:
     return input(prompt)
 
 
+def cmd_engine(args: argparse.Namespace, console: Console) -> int:
+    """The engine protocol on stdin/stdout until ``quit`` or the end of the input."""
+    from colorwars.engine import serve
+    from colorwars.players import parse_player
+
+    parse_player(args.player)  # a bad name is one line on stderr, before any protocol
+    return serve(player=args.player)
+
+
 def cmd_play(args: argparse.Namespace, console: Console) -> int:
     from colorwars.terminal import play
 
@@ -863,6 +872,24 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--export", metavar="PATH", help="also save the network to PATH")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.set_defaults(run=cmd_train)
+
+    engine = sub.add_parser(
+        "engine",
+        help="answer the engine protocol on stdin/stdout (for GUIs, bots, tournament managers)",
+        description="Speak the colorwars-engine protocol on stdin and stdout: one command a "
+        "line (protocol, isready, newgame, position, play, undo, legal, show, status, go, "
+        "analyse, setoption, stop, quit), answered by info lines and one final line. See the "
+        "docs' engine page for every command and a transcript. Ends at quit or the end of the "
+        "input.",
+    )
+    engine.add_argument(
+        "--player",
+        default="alphabeta",
+        metavar="PLAYER",
+        help="the player that searches (alphabeta; setoption player=NAME changes it): "
+        + players_help,
+    )
+    engine.set_defaults(run=cmd_engine)
 
     play = sub.add_parser(
         "play",

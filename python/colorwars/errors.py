@@ -16,6 +16,7 @@ __all__ = [
     "BackendError",
     "ColorwarsError",
     "ConfigError",
+    "EngineError",
     "FileError",
     "GameOverError",
     "IllegalMoveError",
@@ -149,6 +150,13 @@ class InvalidIndexError(ColorwarsError, IndexError):
 
 class SearchLimitError(ColorwarsError):
     """The solver did not prove a result within its depth limit."""
+
+
+class EngineError(ColorwarsError):
+    """A program driven through the engine protocol (``colorwars.engine.Client``,
+    ``colorwars.ai.Engine``) that did not do what the protocol asks: it could not be started,
+    answered ``error``, garbage, an illegal move or a line that is too long, gave no answer in
+    time, or exited. Also a bad line sent to ``colorwars engine``. The message says which."""
 
 
 class InvalidNetworkError(ConfigError):

@@ -73,6 +73,9 @@ class LadderResult:
     elo: list[float] = field(default_factory=list)
     interval: list[tuple[float, float]] = field(default_factory=list)
     seconds: float = 0.0
+    forfeits: list[dict[str, Any]] = field(default_factory=list)
+    """Games lost by a player that misbehaved (an ``Engine``): its pair of names (seat a
+    first), the seat and the reason."""
 
     def order(self) -> list[int]:
         """The players, strongest first."""
@@ -89,6 +92,7 @@ class LadderResult:
             "elo": self.elo,
             "interval": [list(x) for x in self.interval],
             "seconds": self.seconds,
+            "forfeits": self.forfeits,
         }
 
 
@@ -117,6 +121,10 @@ def with_time(player: Any, seconds: float | None) -> Any:
         return Zero(time=seconds, seed=player.seed, network=player.network, **player._options)  # type: ignore[arg-type]
     if isinstance(player, ZeroAlphaBeta) and player.time is None and player.depth == 4:
         return ZeroAlphaBeta(time=seconds, seed=player.seed, network=player._zero.network)
+    from colorwars.engine import Engine
+
+    if isinstance(player, Engine) and player.time == 1.0:
+        return Engine(player.command, time=seconds, seed=player.seed, grace=player.grace)
     return player
 
 
@@ -140,21 +148,58 @@ def _openings(width: int, height: int, rules: Rules, seed: int, count: int) -> l
     return [int(legal[k]) for k in rng.integers(0, len(legal), count)]
 
 
+@dataclass
+class PlayedGame:
+    """One game played move by move in Python (``play_game``): the winner's seat (-1 when cut
+    off or when a seat of three or more forfeits), the plies, waves and longest cascade, the
+    first move, and the seat that forfeited with the reason (an ``EngineError``), if any."""
+
+    winner: int
+    plies: int
+    waves: int
+    longest_cascade: int
+    first_move: int
+    forfeit: tuple[int, str] | None = None
+
+
+def play_game(seats: Sequence[Any], game: Any, cap: int | None) -> PlayedGame:
+    """Plays ``game`` (a ``colorwars.Game``, changed in place) to its end, seat ``s`` moved by
+    ``seats[s].choose``, for at most ``cap`` plies in all. A seat whose player raises
+    ``EngineError`` (another program that misbehaved) loses: with two players the other
+    wins."""
+    from colorwars.errors import EngineError
+
+    waves = longest = 0
+    moved = game.moves()
+    first = moved[0] if moved else -1
+    while game.winner is None:
+        if cap is not None and game.ply >= cap:
+            break
+        seat = game.to_move
+        try:
+            cell = seats[seat].choose(game)
+        except EngineError as e:
+            winner = 1 - seat if game.players == 2 else -1
+            return PlayedGame(winner, game.ply, waves, longest, first, (seat, str(e)))
+        game.play(cell)
+        if first < 0:
+            first = cell
+        w = len(game.waves())
+        waves += w
+        longest = max(longest, w)
+    winner = -1 if game.winner is None else int(game.winner)
+    return PlayedGame(winner, game.ply, waves, longest, first)
+
+
 def _python_game(
     a: Any, b: Any, width: int, height: int, rules: Rules, first: int, cap: int
-) -> int:
-    """One game, ``a`` moving first after the forced opening ``first`` (played for ``a``);
-    the winner's seat (0: ``a``), or -1 when cut off at ``cap`` plies."""
+) -> PlayedGame:
+    """One game, ``a`` moving first after the forced opening ``first`` (played for ``a``)."""
     import colorwars
 
     game = colorwars.Game(width, height, rules=rules)
     game.play(first)
-    seats = (a, b)
-    while game.winner is None:
-        if game.ply >= cap:
-            return -1
-        game.play(seats[game.to_move].choose(game))
-    return int(game.winner)
+    return play_game((a, b), game, cap)
 
 
 def ladder(
@@ -239,6 +284,7 @@ def ladder(
         games[a, b] += 1
         games[b, a] += 1
 
+    forfeits: list[dict[str, Any]] = []
     if native_jobs:
 
         def native_progress(finished: int, of: int) -> None:
@@ -253,7 +299,13 @@ def ladder(
             record(a, b, int(res["winners"][0]))
         done = len(native_jobs)
     for a, b, first in python_games:
-        record(a, b, _python_game(entrants[a], entrants[b], width, height, r, first, cap))
+        played = _python_game(entrants[a], entrants[b], width, height, r, first, cap)
+        record(a, b, played.winner)
+        if played.forfeit is not None:
+            forfeits.append(
+                {"players": (names[a], names[b]), "seat": played.forfeit[0],
+                 "reason": played.forfeit[1]}
+            )  # fmt: skip
         done += 1
         if progress is not None:
             progress(done, total)
@@ -262,5 +314,5 @@ def ladder(
         names, wins, games, r, (width, height), seconds,
         elo=[float(x) for x in elo],
         interval=[(float(e - 1.96 * s), float(e + 1.96 * s)) for e, s in zip(elo, se, strict=True)],
-        seconds=_time.perf_counter() - started,
+        seconds=_time.perf_counter() - started, forfeits=forfeits,
     )  # fmt: skip

@@ -336,8 +336,8 @@ class AlphaBeta(_Base):
 
 _NAMES = (
     "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], zero[:SIMULATIONS], "
-    "zeroab[:DEPTH], or settings after the name as mcts:time=1:c=0.5, alphabeta:time=0.5 or "
-    "zero:time=0.1"
+    "zeroab[:DEPTH], engine:COMMAND, or settings after the name as mcts:time=1:c=0.5, "
+    "alphabeta:time=0.5 or zero:time=0.1"
 )
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "mcts": ("simulations", "time", "c", "trees", "seed", "greedy", "solver", "reuse",
@@ -385,6 +385,10 @@ def parse_player(text: str) -> Player:
     ``mcts:time=1``, ``mcts:simulations=5000:c=0.5``, ``alphabeta:time=0.5``."""
     if not isinstance(text, str):
         check.fail(InvalidPlayerError, "player", text, f"expected a name ({_NAMES})")
+    if text.strip()[:7].lower() == "engine:" and len(text) <= 4096:
+        from colorwars.engine import Engine
+
+        return Engine(text.strip()[7:])
     if len(text) > 200:
         check.fail(InvalidPlayerError, "player", text, f"allowed are {_NAMES}")
     kind, _, arg = text.strip().lower().partition(":")
@@ -429,9 +433,10 @@ def as_player(item: object) -> Player:
         return parse_player(item)
     if isinstance(item, _Base):
         return item
+    from colorwars.engine import Engine
     from colorwars.zero.player import Zero, ZeroAlphaBeta
 
-    if isinstance(item, Zero | ZeroAlphaBeta):
+    if isinstance(item, Zero | ZeroAlphaBeta | Engine):
         return item
     check.fail(InvalidPlayerError, "player", item, f"expected a name ({_NAMES}) or a player")
 
@@ -439,9 +444,10 @@ def as_player(item: object) -> Player:
 def seat_players(policies: object, seats: int) -> list[Player]:
     """One player per seat: one player (object or name) for every seat, or a sequence with
     one per seat."""
+    from colorwars.engine import Engine
     from colorwars.zero.player import Zero, ZeroAlphaBeta
 
-    if isinstance(policies, str | _Base | Zero | ZeroAlphaBeta):
+    if isinstance(policies, str | _Base | Zero | ZeroAlphaBeta | Engine):
         return [as_player(policies)] * seats
     if not isinstance(policies, Sequence):
         check.fail(

@@ -121,6 +121,37 @@ where
     }
     Ok((run.out, run.seconds))
 }
+/// `watched` for a search that a caller may end early: `stop` (any object with `is_set()`,
+/// such as a `threading.Event`) is asked at every tick, and once it says true the search is
+/// cancelled the way a deadline ends it, so it returns the best it found; that is not an
+/// error. Ctrl-C and an exception from `is_set` are raised as in `watched`.
+fn watched_stoppable<T, W>(py: Python<'_>, stop: Option<&Py<PyAny>>, work: W) -> PyResult<T>
+where
+    T: Send,
+    W: FnOnce(&Control) -> T + Send,
+{
+    let Some(stop) = stop else {
+        return Ok(watched(py, None, 0.05, work)?.0);
+    };
+    // `None` from the tick: stopped on request (the work then ends at its next poll).
+    let run = py.detach(|| {
+        watch(Duration::from_millis(20), work, |_| {
+            Python::attach(|py| {
+                py.check_signals().map_err(Some)?;
+                let set = stop.call_method0(py, "is_set").map_err(Some)?;
+                if set.is_truthy(py).map_err(Some)? {
+                    return Err(None);
+                }
+                Ok::<(), Option<PyErr>>(())
+            })
+        })
+    })?;
+    match run.failure {
+        Some(Some(e)) => Err(e),
+        _ => Ok(run.out),
+    }
+}
+
 #[pymodule]
 mod _core {
     use super::*;

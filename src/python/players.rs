@@ -5,12 +5,16 @@ use super::*;
 /// A player's move in a game: (cell, work done). The search runs on a copy of the position
 /// with the GIL released (the game stays usable from other threads meanwhile), and Ctrl-C
 /// stops it.
+/// `stop` (an object with `is_set()`, e.g. a `threading.Event`) ends the search early with
+/// its best move so far once it is set, as a deadline would.
 #[pyfunction]
+#[pyo3(signature = (game, player, seed, stop=None))]
 pub(super) fn ai_choose(
     py: Python<'_>,
     game: &Bound<'_, NativeGame>,
     player: NativeSpec,
     seed: u64,
+    stop: Option<Py<PyAny>>,
 ) -> PyResult<(usize, u64)> {
     let position = game.borrow().position();
     let cfg = *position.cfg();
@@ -23,7 +27,7 @@ pub(super) fn ai_choose(
         // One pass over the legal moves: too quick to need a watcher thread for Ctrl-C.
         py.detach(|| choose(&Control::new()))
     } else {
-        watched(py, None, 0.05, choose)?.0
+        watched_stoppable(py, stop.as_ref(), choose)?
     };
     Ok(choice?)
 }
@@ -34,11 +38,13 @@ pub(super) type MoveRow = (usize, u64, f64);
 /// An MCTS player's view of every legal move (GIL released, Ctrl-C stops it): a list of
 /// (cell, visits, total reward of the player to move) and the simulations run.
 #[pyfunction]
+#[pyo3(signature = (game, player, seed, stop=None))]
 pub(super) fn ai_analyse(
     py: Python<'_>,
     game: &Bound<'_, NativeGame>,
     player: NativeSpec,
     seed: u64,
+    stop: Option<Py<PyAny>>,
 ) -> PyResult<(Vec<MoveRow>, u64)> {
     let position = game.borrow().position();
     let cfg = *position.cfg();
@@ -48,10 +54,9 @@ pub(super) fn ai_analyse(
     if let Some(w) = position.winner() {
         return Err(Error::GameOver { winner: w as u8 }.into());
     }
-    let ((stats, sims), _) = watched(
+    let (stats, sims) = watched_stoppable(
         py,
-        None,
-        0.05,
+        stop.as_ref(),
         |control| with_game!(&position, g => mcts_analysis(g.geo(), &cfg, g.pos(), &params, seed, control)),
     )?;
     Ok((

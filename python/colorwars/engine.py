@@ -1,0 +1,829 @@
+"""The engine protocol: ``colorwars engine`` answers it on stdin/stdout, ``Client`` drives any
+program that speaks it, and ``colorwars.ai.Engine`` plays with one.
+
+The protocol (``colorwars-engine 1``; docs/engine.md has a transcript) is one command a line
+and, for each command, zero or more ``info ...`` lines and then exactly one final line: the
+command's answer or ``error REASON``. Moves are cell names (``a1``, ``c3``, ``aa12``) and
+positions the one-line notation of ``Game.to_text()``. ``stop`` and ``quit`` have no answer
+of their own: ``stop`` makes the running search answer now, ``quit`` (or the end of the
+input) ends the engine once the search has answered.
+
+======================================  ===================================================
+command                                 answer
+======================================  ===================================================
+``protocol``                            ``protocol colorwars-engine 1 NAME VERSION``
+``isready``                             ``readyok`` (also while a search runs)
+``newgame W H [RULES [PLAYERS]]``       ``ok``: the empty board (colorwars rules, 2 players)
+``position NOTATION [moves M ...]``     ``ok``: that position, then the moves played
+``play MOVE`` / ``undo``                ``ok``
+``legal``                               ``legal M M ...`` (``legal`` alone once won)
+``show``                                ``position NOTATION``
+``status``                              ``status to_move=a winner=- ply=N out=-``
+``go [time=T] [simulations=N]           ``info ...`` then ``bestmove M`` (the move is not
+[depth=D]``                             played)
+``analyse JSON``                        one JSON object a line (see ``analyse``)
+``setoption player=NAME`` / ``seed=N``  ``ok``
+``stop`` / ``quit``                     none
+======================================  ===================================================
+
+A bad line gets ``error ...`` and the engine keeps going; a line is at most ``MAX_LINE``
+bytes and an analysis request at most ``MAX_POSITIONS`` positions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from queue import Empty, Queue
+from typing import IO, Any
+
+from colorwars import _core
+from colorwars import _validate as check
+from colorwars._common import PLAYER_LETTERS
+from colorwars.errors import (
+    ColorwarsError,
+    EngineError,
+    InvalidIndexError,
+    InvalidPlayerError,
+    SearchLimitError,
+)
+from colorwars.game import Game
+from colorwars.players import Decision, _live, native_game, parse_player
+
+__all__ = [
+    "MAX_LINE",
+    "MAX_POSITIONS",
+    "PROTOCOL",
+    "PROTOCOL_VERSION",
+    "Client",
+    "Engine",
+    "EngineServer",
+    "serve",
+]
+
+PROTOCOL = "colorwars-engine"
+PROTOCOL_VERSION = 1
+#: The longest line either side sends, in bytes (without its newline).
+MAX_LINE = 65536
+#: The most positions one ``analyse`` request may hold.
+MAX_POSITIONS = 64
+#: Seconds ``analyse`` spends on the exact result of a position unless told (``exact``).
+EXACT_SECONDS = 1.0
+#: Seconds ``analyse`` searches a position unless told (``time`` or ``simulations``).
+ANALYSE_SECONDS = 1.0
+
+_COMMANDS = (
+    "protocol, isready, newgame, position, play, undo, legal, show, status, go, analyse, "
+    "setoption, stop, quit"
+)
+_BUDGET_KEYS = ("time", "simulations", "depth")
+
+
+class _StoppedError(Exception):
+    """Raised inside an exact solve when its time is up or a ``stop`` came."""
+
+
+def _letter(player: int | None) -> str:
+    return "-" if player is None else PLAYER_LETTERS[player]
+
+
+def _number(text: str, what: str, whole: bool) -> float:
+    try:
+        value = int(text) if whole else float(text)
+    except ValueError:
+        raise EngineError(
+            f"invalid {what} {text!r}: expected {'a whole number' if whole else 'a number'}"
+        ) from None
+    return value
+
+
+def _budgeted(name: str, budget: dict[str, float], seed: int) -> Any:
+    """The player ``name`` (as ``parse_player`` reads it) with the budget of a ``go``
+    (``time``, ``simulations``, ``depth``) in place of its own and the engine's seed (when
+    not 0); random and greedy take neither."""
+    if name.lower().startswith("engine:"):
+        if set(budget) - {"time"}:
+            raise EngineError("an engine player takes only time= in go")
+        command = name[len("engine:") :]
+        return Engine(command, time=budget["time"]) if budget else Engine(command)
+    kind, *items = name.split(":")
+    kind = kind.strip().lower()
+    if kind not in _SHORTHAND or (not budget and not seed):
+        return parse_player(name)
+    # The shorthand budget (mcts:2000, alphabeta:6) written out, so that settings can follow.
+    items = [f"{_SHORTHAND[kind]}={i}" if i.strip().isdigit() else i for i in items]
+    drop = (_BUDGET_KEYS if budget else ()) + (("seed",) if seed else ())
+    kept = [i for i in items if i.partition("=")[0].strip().lower() not in drop]
+    given = [f"{k}={v if k == 'time' else int(v)}" for k, v in budget.items()]
+    return parse_player(":".join([kind, *kept, *given, *([f"seed={seed}"] if seed else [])]))
+
+
+# The players a budget and a seed apply to, and what their shorthand number is.
+_SHORTHAND = {"mcts": "simulations", "zero": "simulations", "alphabeta": "depth",
+              "ab": "depth", "zeroab": "depth"}  # fmt: skip
+
+
+class _StopFlag:
+    """What a search started by command number ``seq`` asks to know whether to stop: a
+    ``stop`` (or ``quit``) read after that command."""
+
+    def __init__(self, server: EngineServer, seq: int) -> None:
+        self._server = server
+        self._seq = seq
+
+    def is_set(self) -> bool:
+        return self._server.stopped_after > self._seq
+
+
+class EngineServer:
+    """The engine's state and its answers. ``handle(line, seq)`` answers command number
+    ``seq`` through ``write`` (one call a line), running a ``go`` or an ``analyse`` to its end
+    on the calling thread; ``stop(seq)``, from any thread, ends every search of a command
+    read before ``seq`` (running or still to come)."""
+
+    def __init__(self, write: Callable[[str], object], player: str = "alphabeta") -> None:
+        self._write = write
+        self._lock = threading.Lock()
+        self.game = Game()
+        self.player = "alphabeta"
+        self.seed = 0
+        self._set_player(player)
+        self.stopped_after = -1
+
+    def say(self, line: str) -> None:
+        with self._lock:
+            self._write(line)
+
+    def stop(self, seq: int) -> None:
+        self.stopped_after = max(self.stopped_after, seq)
+
+    def _set_player(self, name: str) -> None:
+        _budgeted(name, {}, 0)  # refuses a name that is no player
+        self.player = name
+
+    # -- the commands ------------------------------------------------------------------------
+    def handle(self, line: str, seq: int = 0) -> None:
+        """Answers one line (``stop`` and ``quit`` are the reader's: see ``serve``)."""
+        words = line.split()
+        if not words or words[0].startswith("#"):
+            return
+        command, rest = words[0].lower(), words[1:]
+        handler = getattr(self, f"_cmd_{command}", None)
+        if handler is None or command in ("stop", "quit"):
+            self.say(f"error unknown command {command[:40]!r}: expected one of {_COMMANDS}")
+            return
+        try:
+            answer = handler(rest, line, _StopFlag(self, seq))
+        except (ColorwarsError, MemoryError) as e:
+            answer = f"error {_one_line(e)}"
+        except Exception as e:  # a bug of ours: still an answer, never a hang
+            answer = f"error internal error: {type(e).__name__}: {_one_line(e)}"
+        self.say(answer)
+
+    def _cmd_protocol(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        return f"protocol {PROTOCOL} {PROTOCOL_VERSION} colorwars {_core.VERSION}"
+
+    def _cmd_isready(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        return "readyok"
+
+    def _cmd_newgame(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        if not 2 <= len(rest) <= 4:
+            raise EngineError("usage: newgame WIDTH HEIGHT [RULES [PLAYERS]]")
+        width = int(_number(rest[0], "width", True))
+        height = int(_number(rest[1], "height", True))
+        rules = rest[2] if len(rest) > 2 else "colorwars"
+        players = int(_number(rest[3], "player count", True)) if len(rest) > 3 else 2
+        self.game = Game(width, height, players, rules)
+        return "ok"
+
+    def _cmd_position(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        if "moves" in rest:
+            at = rest.index("moves")
+            text, moves = rest[:at], rest[at + 1 :]
+        else:
+            text, moves = rest, []
+        if not text:
+            raise EngineError("usage: position NOTATION [moves MOVE ...]")
+        game = Game.from_text(" ".join(text))
+        for move in moves:  # on a new game: a bad move leaves the engine's game as it was
+            game.play(move)
+        self.game = game
+        return "ok"
+
+    def _cmd_play(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        if len(rest) != 1:
+            raise EngineError("usage: play MOVE")
+        self.game.play(rest[0])
+        return "ok"
+
+    def _cmd_undo(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        if rest:
+            raise EngineError("usage: undo")
+        try:
+            self.game.pop()
+        except InvalidIndexError:
+            raise EngineError(
+                "no move to undo (a position command starts a game with no history)"
+            ) from None
+        return "ok"
+
+    def _cmd_legal(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        return " ".join(["legal", *(self.game.cell_name(c) for c in self.game.legal_moves())])
+
+    def _cmd_show(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        return f"position {self.game.to_text()}"
+
+    def _cmd_status(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        g = self.game
+        out = "".join(PLAYER_LETTERS[p] for p in g.out) or "-"
+        to_move = "-" if g.winner is not None else _letter(g.to_move)
+        return f"status to_move={to_move} winner={_letter(g.winner)} ply={g.ply} out={out}"
+
+    def _cmd_setoption(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        text = line.strip()[len(line.split()[0]) :].strip()
+        key, eq, value = text.partition("=")
+        key, value = key.strip().lower(), value.strip()
+        if not eq or not value:
+            raise EngineError("usage: setoption player=NAME or setoption seed=N")
+        if key == "player":
+            self._set_player(value)
+        elif key == "seed":
+            self.seed = check.seed(int(_number(value, "seed", True)))
+        else:
+            raise EngineError(f"unknown option {key[:40]!r}: expected player or seed")
+        return "ok"
+
+    def _budget(self, items: list[str]) -> dict[str, float]:
+        budget: dict[str, float] = {}
+        for item in items:
+            key, eq, value = item.partition("=")
+            key = key.lower()
+            if not eq or key not in _BUDGET_KEYS:
+                raise EngineError(
+                    f"invalid search budget {item[:40]!r}: expected time=SECONDS, "
+                    "simulations=N or depth=D"
+                )
+            budget[key] = _number(value, key, key != "time")
+        if "time" in budget:
+            check.time_budget(budget["time"])
+        return budget
+
+    def _cmd_go(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        player = _budgeted(self.player, self._budget(rest), self.seed)
+        game = self.game.copy()
+        if game.winner is not None:
+            raise EngineError(
+                f"the game is over (player {_letter(game.winner)} has won): no move to search"
+            )
+        decision = _decide(player, game, stop)
+        self.say(
+            f"info player={player.name} work={decision.work} seconds={decision.seconds:.3f} "
+            f"stopped={'yes' if stop.is_set() else 'no'}"
+        )
+        return f"bestmove {game.cell_name(decision.cell)}"
+
+    def _cmd_analyse(self, rest: list[str], line: str, stop: _StopFlag) -> str:
+        text = line.strip()[len(line.split()[0]) :].strip()
+        try:
+            request = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise EngineError(f"analyse expects one JSON object: {e}") from None
+        if not isinstance(request, dict):
+            raise EngineError("analyse expects one JSON object (with positions)")
+        jobs = _analysis_jobs(request, self.game)
+        ident = request.get("id")
+        if not (ident is None or (isinstance(ident, str | int) and not isinstance(ident, bool))):
+            raise EngineError("analyse: id must be a text or a whole number")
+        budget = _analysis_budget(request)
+        started = time.perf_counter()
+        done = 0
+        for index, job in enumerate(jobs):
+            if stop.is_set():
+                break
+            answer: dict[str, Any] = {"id": ident, "index": index}
+            if isinstance(job, str):
+                answer["error"] = job
+            else:
+                answer.update(_analyse(job, budget, self.seed, stop))
+            self.say(json.dumps(answer, separators=(",", ":")))
+            done += 1
+        return json.dumps({
+            "id": ident, "done": True, "positions": done, "stopped": stop.is_set(),
+            "seconds": round(time.perf_counter() - started, 3),
+        }, separators=(",", ":"))  # fmt: skip
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split()) or type(e).__name__
+
+
+def _decide(player: Any, game: Game, stop: _StopFlag) -> Decision:
+    """The player's move: a native player's search ends early on ``stop``; any other runs its
+    own budget out."""
+    try:
+        spec = player.native_spec()
+    except InvalidPlayerError:
+        spec = None
+    if spec is None:
+        if hasattr(player, "search"):
+            decision: Decision = player.search(game)
+            return decision
+        start = time.perf_counter()
+        return Decision(player.choose(game), 0, time.perf_counter() - start)
+    start = time.perf_counter()
+    cell, work = _core.ai_choose(native_game(game), spec, player.seed, stop)
+    return Decision(cell, work, time.perf_counter() - start)
+
+
+def _analysis_jobs(request: dict[str, Any], current: Game) -> list[Game | str]:
+    """The games of an analysis request (``positions``: notations, optionally with
+    ``moves ...``, or objects ``{"position": ..., "moves": [...]}``; none: the engine's
+    current game); a position that cannot be read is its error text, answered in its turn."""
+    positions = request.get("positions")
+    if positions is None:
+        return [current.copy()]
+    if not isinstance(positions, list) or not positions:
+        raise EngineError("analyse: positions must be a non-empty list")
+    if len(positions) > MAX_POSITIONS:
+        raise EngineError(
+            f"analyse: {len(positions)} positions in one request, at most {MAX_POSITIONS}"
+        )
+    jobs: list[Game | str] = []
+    for item in positions:
+        try:
+            if isinstance(item, str):
+                words = item.split()
+                at = words.index("moves") if "moves" in words else len(words)
+                text, moves = " ".join(words[:at]), words[at + 1 :]
+            elif isinstance(item, dict) and isinstance(item.get("position"), str):
+                text, moves = item["position"], item.get("moves", [])
+                if not isinstance(moves, list):
+                    raise EngineError("moves must be a list of cell names")
+            else:
+                raise EngineError("a position is a notation text or {position, moves}")
+            game = Game.from_text(text)
+            for move in moves:
+                game.play(move)
+            if game.winner is not None:
+                raise EngineError(f"the game is over (player {_letter(game.winner)} has won)")
+            jobs.append(game)
+        except (ColorwarsError, TypeError) as e:
+            jobs.append(_one_line(e))
+    return jobs
+
+
+def _analysis_budget(request: dict[str, Any]) -> dict[str, float]:
+    budget: dict[str, float] = {}
+    for key in ("time", "simulations", "exact"):
+        value = request.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise EngineError(f"analyse: {key} must be a number")
+        budget[key] = value
+    if "time" in budget:
+        check.time_budget(budget["time"])
+    if "simulations" in budget:
+        check.simulations(budget["simulations"], 1)
+    if "exact" in budget and not 0 <= budget["exact"] <= 3600:
+        raise EngineError("analyse: exact must be from 0 to 3600 seconds")
+    if "time" not in budget and "simulations" not in budget:
+        budget["time"] = ANALYSE_SECONDS
+    return budget
+
+
+def _exact(game: Game, seconds: float, stop: _StopFlag) -> Any:
+    """The exact solution of ``game`` if the solver proves it within ``seconds`` (two
+    players), else None."""
+    if seconds <= 0 or game.players != 2:
+        return None
+    from colorwars.solver import solve
+
+    deadline = time.perf_counter() + seconds
+
+    def tick(positions: int) -> None:
+        if stop.is_set() or time.perf_counter() > deadline:
+            raise _StoppedError
+
+    try:
+        return solve(game, progress=tick)
+    except (_StoppedError, SearchLimitError):
+        return None
+
+
+def _analyse(game: Game, budget: dict[str, float], seed: int, stop: _StopFlag) -> dict[str, Any]:
+    """One position's analysis: every legal move's visits, share and value (MCTS with its
+    solver), and the exact result where the solver proves it in time."""
+    from colorwars.players import MCTS
+
+    start = time.perf_counter()
+    mcts = MCTS(
+        simulations=int(budget["simulations"]) if "simulations" in budget else None,
+        time=budget.get("time"), seed=seed,
+    )  # fmt: skip
+    rows, simulations = _core.ai_analyse(native_game(game), mcts.native_spec(), seed, stop)
+    solution = _exact(game, budget.get("exact", EXACT_SECONDS), stop)
+    total = max(sum(v for _, v, _ in rows), 1)
+    moves = []
+    for cell, visits, reward in sorted(rows, key=lambda r: -r[1]):
+        row: dict[str, Any] = {
+            "move": game.cell_name(cell),
+            "visits": visits,
+            "share": round(visits / total, 4),
+            "value": round(2 * reward / visits - 1, 4) if visits else None,
+            "exact": None,
+        }
+        if solution is not None and cell in solution.moves:
+            winner, plies = solution.moves[cell]
+            row["exact"] = {"winner": _letter(winner), "plies": plies}
+        moves.append(row)
+    answer: dict[str, Any] = {
+        "position": game.to_text(),
+        "to_move": _letter(game.to_move),
+        "bestmove": moves[0]["move"] if moves else None,
+        "moves": moves,
+        "simulations": simulations,
+        "exact": None,
+        "stopped": stop.is_set(),
+        "seconds": round(time.perf_counter() - start, 3),
+    }
+    if solution is not None:
+        answer["exact"] = {"winner": _letter(solution.winner), "plies": solution.plies}
+        best = solution.winning_moves()
+        if best:  # a proven win: the fastest one is the move
+            answer["bestmove"] = game.cell_name(best[0])
+    return answer
+
+
+_TOO_LONG = "\0 too long"
+_NOT_UTF8 = "\0 not UTF-8"
+
+
+def _lines(stream: IO[bytes]) -> Iterator[str]:
+    """The lines of ``stream`` without their newline; ``_TOO_LONG`` for one over ``MAX_LINE``
+    bytes (the rest of it is skipped), ``_NOT_UTF8`` for one that is not UTF-8."""
+    while True:
+        raw = stream.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(MAX_LINE + 1)
+            yield _TOO_LONG
+            continue
+        try:
+            yield raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError:
+            yield _NOT_UTF8
+
+
+#: Commands read but not yet answered, at most: the reader waits beyond that (a ``stop``
+#: behind them is then read once the queue has room).
+MAX_QUEUED = 1024
+
+
+def serve(
+    stdin: IO[bytes] | None = None, stdout: IO[str] | None = None, player: str = "alphabeta"
+) -> int:
+    """Answers the protocol on ``stdin`` (bytes) and ``stdout`` (text), with ``player``
+    searching (``setoption`` changes it), until ``quit`` or the end of the input; returns 0.
+
+    This thread reads; another answers the commands in order, one at a time, a search
+    included. So ``stop`` is seen while a search runs and ends it (and any search queued
+    before it); ``quit`` stops the searches before it and ends the engine once every command
+    before it is answered; at the end of the input every command read is answered in full."""
+    source = stdin if stdin is not None else sys.stdin.buffer
+    sink = stdout if stdout is not None else sys.stdout
+
+    def write(line: str) -> None:
+        sink.write(line + "\n")
+        sink.flush()
+
+    server = EngineServer(write, player)
+    queue: Queue[tuple[int, str] | None] = Queue(MAX_QUEUED)
+
+    def answer() -> None:
+        while (item := queue.get()) is not None:
+            seq, line = item
+            if line == _TOO_LONG:
+                server.say(f"error line too long: at most {MAX_LINE} bytes")
+            elif line == _NOT_UTF8:
+                server.say("error the line is not UTF-8 text")
+            else:
+                server.handle(line, seq)
+
+    worker = threading.Thread(target=answer, name="colorwars engine", daemon=True)
+    worker.start()
+    try:
+        for seq, line in enumerate(_lines(source)):
+            command = line.split()[0].lower() if line.split() else ""
+            if command in ("stop", "quit"):
+                server.stop(seq)
+                if command == "quit":
+                    break
+            else:
+                queue.put((seq, line))
+    except BaseException:
+        server.stop(sys.maxsize)  # Ctrl-C: stop searching, then end
+        raise
+    finally:
+        queue.put(None)
+        worker.join()
+    return 0
+
+
+class Client:
+    """Drives a program that speaks the engine protocol: starts ``command`` (a list of
+    arguments, or a text split as a shell would), checks its ``protocol`` answer, then
+    ``request(line)`` sends one command and returns its final answer line. Anything the
+    engine does wrong (an ``error`` answer, garbage, a line over ``MAX_LINE`` bytes, no
+    answer within the timeout, an exit) is an ``EngineError`` saying which; the process is
+    then killed. ``info`` holds the ``info`` lines of the last answer. A context manager;
+    ``close()`` ends the engine (``quit``, then a kill if it lingers)."""
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        *,
+        timeout: float = 10.0,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        args = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+        if not args:
+            raise EngineError("invalid engine command: it is empty")
+        self.command = args
+        self.name = os.path.basename(args[0])
+        self.timeout = timeout
+        self.info: list[str] = []
+        self._answers: Queue[str | None] = Queue()  # None: the engine's output ended
+        self._stderr: deque[str] = deque(maxlen=5)
+        try:
+            self._process = subprocess.Popen(
+                args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=env, start_new_session=True,  # Ctrl-C reaches us, and we stop it
+            )  # fmt: skip
+        except OSError as e:
+            raise EngineError(
+                f"cannot start engine {shlex.join(args)}: {e.strerror or e}"
+            ) from None
+        threading.Thread(target=self._read, name="colorwars engine reader", daemon=True).start()
+        threading.Thread(
+            target=self._read_errors, name="colorwars engine stderr", daemon=True
+        ).start()
+        try:
+            answer = self.request("protocol", expect="protocol")
+            words = answer.split()
+            if words[1:3] != [PROTOCOL, str(PROTOCOL_VERSION)]:
+                raise self._failed(
+                    f"does not speak {PROTOCOL} {PROTOCOL_VERSION} (it answered {answer[:80]!r})"
+                )
+        except BaseException:
+            self.kill()
+            raise
+
+    def _read(self) -> None:
+        assert self._process.stdout is not None
+        for line in _lines(self._process.stdout):
+            self._answers.put(line)
+        self._answers.put(None)
+
+    def _read_errors(self) -> None:
+        assert self._process.stderr is not None
+        for line in _lines(self._process.stderr):
+            if line:
+                self._stderr.append(line[:200])
+
+    def _failed(self, what: str) -> EngineError:
+        self.kill()
+        return EngineError(f"engine {self.name} {what}")
+
+    def _exited(self) -> EngineError:
+        try:
+            status = self._process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            status = None
+        said = f" (its last words: {self._stderr[-1]!r})" if self._stderr else ""
+        how = "ended its output" if status is None else f"exited with status {status}"
+        return self._failed(f"{how}{said}")
+
+    @property
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def send(self, line: str) -> None:
+        """Sends one command that has no answer (``stop``, ``quit``)."""
+        if "\n" in line or len(line.encode()) > MAX_LINE:
+            raise EngineError(
+                f"invalid command for engine {self.name}: one line of at most {MAX_LINE} bytes"
+            )
+        assert self._process.stdin is not None
+        try:
+            self._process.stdin.write(line.encode() + b"\n")
+            self._process.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise self._exited() from None
+
+    def answer(self, timeout: float | None = None) -> str:
+        """The next line the engine writes (``info`` lines included)."""
+        wait = self.timeout if timeout is None else timeout
+        try:
+            line = self._answers.get(timeout=wait)
+        except Empty:
+            raise self._failed(f"gave no answer within {wait:g} s") from None
+        if line is None:
+            raise self._exited()
+        if line == _TOO_LONG:
+            raise self._failed(f"wrote a line over {MAX_LINE} bytes")
+        if line == _NOT_UTF8:
+            raise self._failed("wrote a line that is not UTF-8 text")
+        return line
+
+    def request(self, line: str, timeout: float | None = None, expect: str | None = None) -> str:
+        """Sends ``line`` and returns its final answer (the ``info`` lines before it go to
+        ``info``); ``expect``: the word the answer must start with."""
+        self.info = []
+        self.send(line)
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            answer = self.answer(max(deadline - time.monotonic(), 0.001))
+            if answer.startswith("info ") or answer == "info":
+                self.info.append(answer)
+                continue
+            if answer.startswith("error"):
+                raise EngineError(f"engine {self.name} refused {line[:60]!r}: {answer[5:].strip()}")
+            if expect is not None and answer.split(" ", 1)[0] != expect:
+                raise self._failed(
+                    f"answered {answer[:80]!r} to {line[:60]!r} (expected {expect} ...)"
+                )
+            return answer
+
+    def analyse(
+        self, request: dict[str, Any], timeout: float | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Sends an ``analyse`` request and yields its answers as they come, the final
+        ``{"done": true, ...}`` one last."""
+        self.send("analyse " + json.dumps(request, separators=(",", ":")))
+        wait = self.timeout if timeout is None else timeout
+        while True:
+            line = self.answer(wait)
+            if line.startswith("info"):
+                continue
+            if line.startswith("error"):
+                raise EngineError(f"engine {self.name} refused the analysis: {line[5:].strip()}")
+            try:
+                answer = json.loads(line)
+            except json.JSONDecodeError:
+                raise self._failed(
+                    f"answered {line[:80]!r} to an analysis (expected JSON)"
+                ) from None
+            if not isinstance(answer, dict):
+                raise self._failed(f"answered {line[:80]!r} to an analysis (expected an object)")
+            yield answer
+            if answer.get("done"):
+                return
+
+    def kill(self) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
+        for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def close(self) -> None:
+        """Ends the engine: ``quit``, a second to go, then killed."""
+        if self._process.poll() is None:
+            try:
+                self.send("quit")
+                self._process.wait(timeout=1)
+            except (EngineError, subprocess.TimeoutExpired):
+                pass
+        self.kill()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        process = getattr(self, "_process", None)
+        if process is not None and process.poll() is None:
+            process.kill()
+
+
+class Engine:
+    """A player that is another program speaking the engine protocol (``colorwars engine``
+    or any other): ``Engine("CMD ARGS", time=1.0)``. Each move sends the position and ``go
+    time=T`` and checks the answer; in a name, ``engine:CMD ARGS``. An engine that does not
+    answer in time (``time`` plus ``grace`` seconds), answers garbage or an illegal move, or
+    exits, makes ``choose`` raise ``EngineError`` saying which, and is killed (the next move
+    starts it again); ``ai.match``, ``tournament`` and ``ladder`` score that game as lost by
+    its seat. One process per ``Engine``, started at the first move; ``close()`` ends it."""
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        time: float = 1.0,
+        seed: int = 0,
+        *,
+        grace: float = 5.0,
+        name: str | None = None,
+    ) -> None:
+        args = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+        if not args:
+            check.fail(InvalidPlayerError, "engine command", command, "expected a program to run")
+        self.command = args
+        budget = check.time_budget(time)
+        if budget is None:
+            check.fail(InvalidPlayerError, "engine time", time, "expected seconds per move")
+        self.time: float = budget
+        self.seed = check.seed(seed)
+        self.grace = check.number(grace, "grace", 0.0, 3600.0, InvalidPlayerError)
+        self._label = name or os.path.basename(args[0])
+        self._client: Client | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        """``engine(PROGRAM)``: the program's file name (or the ``name`` given)."""
+        return f"engine({self._label})"
+
+    def __repr__(self) -> str:
+        return f"Engine({shlex.join(self.command)!r}, time={self.time:g})"
+
+    def native_spec(self) -> Any:
+        raise InvalidPlayerError(
+            f"invalid player: {self.name} is another program and not one of the engine's batch "
+            "players; play it with choose(game), ai.match, ai.tournament or ai.ladder"
+        )
+
+    def _started(self) -> Client:
+        if self._client is None or not self._client.alive:
+            self._client = Client(self.command, timeout=self.grace + 25.0)
+            if self.seed:
+                self._client.request(f"setoption seed={self.seed}", timeout=self.grace)
+        return self._client
+
+    def search(self, game: Any) -> Decision:
+        """The engine's move in ``game`` with the work it reports (its ``info`` line's
+        ``work=``, else 0) and the seconds it took; ``EngineError`` if it misbehaves."""
+        native = _live(game)  # GameOverError once won, as for every player
+        with self._lock:
+            start = time.perf_counter()
+            try:
+                client = self._started()
+                client.request(f"position {native.to_text()}", timeout=self.grace, expect="ok")
+                answer = client.request(
+                    f"go time={self.time:g}", timeout=self.time + self.grace, expect="bestmove"
+                )
+            except EngineError:
+                self.close()
+                raise
+            seconds = time.perf_counter() - start
+            words = answer.split()
+            here = Game.from_text(native.to_text())
+            try:
+                if len(words) != 2:
+                    raise EngineError(f"answered {answer[:80]!r} (expected bestmove CELL)")
+                cell = here.cell(words[1])
+                if not here.is_legal(cell):
+                    try:
+                        here.play(cell)
+                    except ColorwarsError as e:
+                        raise EngineError(f"answered an illegal move: {_one_line(e)}") from None
+            except ColorwarsError as e:
+                self.close()
+                message = str(e) if isinstance(e, EngineError) else f"answered {words[1]!r}: {e}"
+                raise EngineError(f"engine {self._label} {message}") from None
+            work = 0
+            for line in client.info:
+                for item in line.split()[1:]:
+                    key, _, value = item.partition("=")
+                    if key == "work" and value.isdigit() and len(value) < 20:
+                        work = int(value)
+            return Decision(cell, work, seconds)
+
+    def choose(self, game: Any) -> int:
+        """The engine's move in ``game``: ``search(game).cell``."""
+        return self.search(game).cell
+
+    def close(self) -> None:
+        """Ends the engine's process (a later move starts it again)."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def __del__(self) -> None:
+        client = getattr(self, "_client", None)
+        if client is not None:
+            client.kill()
