@@ -321,6 +321,22 @@ class EngineServer:
         }, separators=(",", ":"))  # fmt: skip
 
 
+_INTERPRETERS = ("python", "sh", "bash", "dash", "node", "ruby", "perl", "java")
+
+
+def _label(args: Sequence[str]) -> str:
+    """What to call the program ``args`` runs: its file name, or the script's (or module's)
+    an interpreter runs (``python3 x/bot.py`` is ``bot.py``, ``python3 -m colorwars``
+    ``colorwars``)."""
+    base = os.path.basename(args[0])
+    if base.startswith(_INTERPRETERS) and len(args) > 1:
+        if args[1] == "-m" and len(args) > 2:
+            return args[2]
+        if not args[1].startswith("-"):
+            return os.path.basename(args[1])
+    return base
+
+
 def _one_line(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
 
@@ -560,7 +576,7 @@ class Client:
         if not args:
             raise EngineError("invalid engine command: it is empty")
         self.command = args
-        self.name = os.path.basename(args[0])
+        self.name = _label(args)
         self.timeout = timeout
         self.info: list[str] = []
         self._answers: Queue[str | None] = Queue()  # None: the engine's output ended
@@ -579,9 +595,9 @@ class Client:
             target=self._read_errors, name="colorwars engine stderr", daemon=True
         ).start()
         try:
-            answer = self.request("protocol", expect="protocol")
+            answer = self.request("protocol")
             words = answer.split()
-            if words[1:3] != [PROTOCOL, str(PROTOCOL_VERSION)]:
+            if words[:3] != ["protocol", PROTOCOL, str(PROTOCOL_VERSION)]:
                 raise self._failed(
                     f"does not speak {PROTOCOL} {PROTOCOL_VERSION} (it answered {answer[:80]!r})"
                 )
@@ -727,8 +743,9 @@ class Engine:
     time=T`` and checks the answer; in a name, ``engine:CMD ARGS``. An engine that does not
     answer in time (``time`` plus ``grace`` seconds), answers garbage or an illegal move, or
     exits, makes ``choose`` raise ``EngineError`` saying which, and is killed (the next move
-    starts it again); ``ai.match``, ``tournament`` and ``ladder`` score that game as lost by
-    its seat. One process per ``Engine``, started at the first move; ``close()`` ends it."""
+    starts it again, with ``startup`` seconds to answer ``protocol``); ``ai.match``,
+    ``tournament`` and ``ladder`` score that game as lost by its seat. One process per
+    ``Engine``, started at its first move; ``close()`` ends it."""
 
     def __init__(
         self,
@@ -737,6 +754,7 @@ class Engine:
         seed: int = 0,
         *,
         grace: float = 5.0,
+        startup: float = 30.0,
         name: str | None = None,
     ) -> None:
         args = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
@@ -749,7 +767,8 @@ class Engine:
         self.time: float = budget
         self.seed = check.seed(seed)
         self.grace = check.number(grace, "grace", 0.0, 3600.0, InvalidPlayerError)
-        self._label = name or os.path.basename(args[0])
+        self.startup = check.number(startup, "startup", 0.1, 3600.0, InvalidPlayerError)
+        self._label = name or _label(args)
         self._client: Client | None = None
         self._lock = threading.Lock()
 
@@ -769,7 +788,7 @@ class Engine:
 
     def _started(self) -> Client:
         if self._client is None or not self._client.alive:
-            self._client = Client(self.command, timeout=self.grace + 25.0)
+            self._client = Client(self.command, timeout=self.startup)
             if self.seed:
                 self._client.request(f"setoption seed={self.seed}", timeout=self.grace)
         return self._client
@@ -786,7 +805,7 @@ class Engine:
                 answer = client.request(
                     f"go time={self.time:g}", timeout=self.time + self.grace, expect="bestmove"
                 )
-            except EngineError:
+            except BaseException:  # misbehaved, or Ctrl-C: its state is unknown, end it
                 self.close()
                 raise
             seconds = time.perf_counter() - start

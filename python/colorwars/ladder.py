@@ -124,7 +124,10 @@ def with_time(player: Any, seconds: float | None) -> Any:
     from colorwars.engine import Engine
 
     if isinstance(player, Engine) and player.time == 1.0:
-        return Engine(player.command, time=seconds, seed=player.seed, grace=player.grace)
+        return Engine(
+            player.command, time=seconds, seed=player.seed, grace=player.grace,
+            startup=player.startup, name=player._label,
+        )  # fmt: skip
     return player
 
 

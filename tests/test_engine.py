@@ -1,0 +1,454 @@
+"""The engine protocol (issue 21, section 1): ``colorwars engine`` answers every command of
+``colorwars-engine 1``, a bad line gets one ``error`` line and the engine keeps going, ``stop``
+ends a search, the end of the input ends the engine; ``colorwars.ai.Engine`` plays any
+program that speaks the protocol (colorwars itself, a shell script), and a misbehaving one
+loses its game with a clear reason without ever hanging the match."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import colorwars
+import pytest
+from colorwars import ai
+from colorwars.engine import MAX_LINE, MAX_POSITIONS, Client, Engine, EngineServer, serve
+from colorwars.errors import EngineError, InvalidPlayerError
+from colorwars.players import parse_player
+
+HERE = Path(__file__).resolve().parent
+ENGINES = HERE / "engines"
+DOCS = HERE.parent / "docs" / "engine.md"
+COLORWARS = [sys.executable, "-m", "colorwars", "engine"]
+
+
+def talk(*lines: str, player: str = "alphabeta") -> list[str]:
+    """The engine's answers to ``lines`` (then the end of the input), in process."""
+    out = io.StringIO()
+    data = "".join(line + "\n" for line in lines).encode()
+    assert serve(io.BytesIO(data), out, player=player) == 0
+    return out.getvalue().splitlines()
+
+
+# Every command, in process --------------------------------------------------------------------
+
+
+def test_protocol_names_itself_and_its_version() -> None:
+    assert talk("protocol") == [f"protocol colorwars-engine 1 colorwars {colorwars._core.VERSION}"]
+
+
+def test_a_game_through_the_protocol_follows_the_rules() -> None:
+    # RULES.md §2: a drop3 player's first move goes on an empty cell, later ones on its own.
+    answers = talk(
+        "newgame 3 3 colorwars 2", "play a1", "legal", "play c3", "legal", "status", "show",
+        "undo", "show", "isready",
+    )  # fmt: skip
+    assert answers == [
+        "ok",
+        "ok",
+        "legal b1 c1 a2 b2 c2 a3 b3 c3",
+        "ok",
+        "legal a1",
+        "status to_move=a winner=- ply=2 out=-",
+        "position 3x3 colorwars 2 3a../.../..3b a ab - 2",
+        "ok",
+        "position 3x3 colorwars 2 3a../.../... b a - 1",
+        "readyok",
+    ]
+
+
+def test_position_with_moves_and_the_notation_round_trip() -> None:
+    g = colorwars.Game(4, 4, rules="classic")
+    for move in ("a1", "d4", "a1", "d4"):
+        g.play(move)
+    answers = talk("position 4x4 classic 2 ..../..../..../.... a - - 0 moves a1 d4 a1 d4", "show")
+    assert answers == ["ok", f"position {g.to_text()}"]
+
+
+def test_status_reports_the_winner_and_legal_is_empty_once_won() -> None:
+    # RULES.md §1: once every player has moved, a player with no orbs is out; the last one
+    # left wins. On 2x2 colorwars a's second orb in a1 bursts and takes b's cell b1.
+    g = colorwars.Game(2, 2)
+    for move in ("a1", "b1", "a1"):
+        g.play(move)
+    assert g.winner == 0
+    answers = talk(
+        "newgame 2 2", "play a1", "play b1", "play a1", "status", "legal", "go", "play a1"
+    )
+    assert answers[:4] == ["ok"] * 4
+    assert answers[4] == "status to_move=- winner=a ply=3 out=b"
+    assert answers[5] == "legal"
+    assert answers[6].startswith("error the game is over (player a has won)")
+    assert answers[7].startswith("error illegal move")
+
+
+def test_go_answers_info_then_a_legal_bestmove_without_playing_it() -> None:
+    answers = talk("newgame 5 5", "play c3", "go depth=2", "show")
+    assert answers[2].startswith("info player=alphabeta(2) work=")
+    assert "stopped=no" in answers[2]
+    move = answers[3].removeprefix("bestmove ")
+    g = colorwars.Game()
+    g.play("c3")
+    assert g.is_legal(move)
+    assert answers[4] == f"position {g.to_text()}"  # go does not play the move
+
+
+@pytest.mark.parametrize(
+    ("player", "go", "name"),
+    [
+        ("alphabeta", "go depth=3", "alphabeta(3)"),
+        ("alphabeta", "go time=0.05", "alphabeta(0.05s)"),
+        ("mcts:c=0.7", "go simulations=50", "mcts(50)[c=0.7]"),
+        ("mcts:300", "go", "mcts(300)"),
+        ("mcts:300", "go time=0.05", "mcts(0.05s)"),
+        ("greedy", "go time=0.05", "greedy"),
+        ("random", "go", "random"),
+    ],
+)
+def test_go_budgets_replace_the_players_own(player: str, go: str, name: str) -> None:
+    answers = talk(f"setoption player={player}", "newgame 4 4", go)
+    assert answers[0] == "ok"
+    assert answers[2].startswith(f"info player={name} ")
+    assert answers[3].startswith("bestmove ")
+
+
+def test_the_seed_makes_a_search_repeatable() -> None:
+    first = talk("setoption seed=7", "setoption player=mcts:200", "newgame 5 5", "go")
+    again = talk("setoption seed=7", "setoption player=mcts:200", "newgame 5 5", "go")
+    assert first[-1] == again[-1]
+    assert first[3].split()[2] == again[3].split()[2]  # the same work
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("fly me to the moon", "error unknown command 'fly'"),
+        ("newgame 1 5", "error invalid board size 1x5"),
+        ("newgame 5", "error usage: newgame"),
+        ("newgame 5 5 chess", "error invalid rules"),
+        ("newgame 5 5 colorwars 9", "error invalid number of players 9"),
+        ("newgame x 5", "error invalid width 'x'"),
+        ("position", "error usage: position"),
+        ("position 5x5 colorwars 2 ...../.. a - - 0", "error invalid position"),
+        ("play", "error usage: play MOVE"),
+        ("play z9", "error invalid move"),
+        ("undo", "error no move to undo"),
+        ("go depth=3 time", "error invalid search budget 'time'"),
+        ("go nodes=5", "error invalid search budget 'nodes=5'"),
+        ("go time=-1", "error invalid time"),
+        ("go time=nan", "error invalid time"),
+        ("go depth=x", "error invalid depth 'x'"),
+        ("go depth=1000", "error invalid depth"),
+        ("setoption player=chess", "error invalid player"),
+        ("setoption colour=red", "error unknown option 'colour'"),
+        ("setoption player", "error usage: setoption"),
+        ("setoption seed=-1", "error invalid seed"),
+        ("analyse", "error analyse expects one JSON object"),
+        ("analyse [1, 2]", "error analyse expects one JSON object"),
+        ('analyse {"positions": []}', "error analyse: positions must be a non-empty list"),
+        ('analyse {"time": "long"}', "error analyse: time must be a number"),
+        ('analyse {"exact": -1}', "error analyse: exact must be from 0 to 3600"),
+        ('analyse {"id": [1]}', "error analyse: id must be a text"),
+    ],
+)
+def test_a_bad_line_gets_one_error_line_and_the_engine_goes_on(line: str, says: str) -> None:
+    answers = talk("newgame 5 5", line, "show")
+    assert answers[0] == "ok"
+    assert answers[1].startswith(says), answers[1]
+    assert len(answers) == 3
+    assert answers[2] == "position 5x5 colorwars 2 ...../...../...../...../..... a - - 0"
+
+
+def test_a_bad_move_in_a_position_command_leaves_the_game_as_it_was() -> None:
+    answers = talk(
+        "newgame 3 3", "play b2", "position 3x3 colorwars 2 .../.../... a - - 0 moves a1 a1",
+        "show",
+    )  # fmt: skip
+    assert answers[2].startswith("error illegal move")
+    assert answers[3] == "position 3x3 colorwars 2 .../.3a./... b a - 1"
+
+
+def test_a_go_with_a_player_that_does_not_fit_says_so() -> None:
+    # Two-player searchers refuse three players; the engine says so and stays usable.
+    answers = talk("newgame 4 4 colorwars 3", "setoption player=alphabeta", "go depth=2", "legal")
+    assert answers[2].startswith("error ")
+    assert answers[3].startswith("legal a1")
+
+
+def test_lines_too_long_or_not_utf8_are_refused_and_skipped() -> None:
+    data = b"newgame 3 3\n" + b"play " + b"a" * (MAX_LINE + 10) + b"\n" + b"\xff\xfe\n" + b"show\n"
+    out = io.StringIO()
+    serve(io.BytesIO(data), out)
+    answers = out.getvalue().splitlines()
+    assert answers == [
+        "ok",
+        f"error line too long: at most {MAX_LINE} bytes",
+        "error the line is not UTF-8 text",
+        "position 3x3 colorwars 2 .../.../... a - - 0",
+    ]
+
+
+def test_blank_lines_and_comments_get_no_answer_and_quit_ends_it() -> None:
+    assert talk("", "   ", "# a comment", "isready", "quit", "isready") == ["readyok"]
+
+
+def test_analyse_answers_each_position_then_done() -> None:
+    request = {
+        "id": "q1",
+        "positions": [
+            "3x3 colorwars 2 .../.../... a - - 0 moves a1 c3",
+            {"position": "4x4 classic 2 ..../..../..../.... a - - 0", "moves": ["b2"]},
+            "not a position",
+            {"position": "2x2 colorwars 2 ../.. a - - 0", "moves": ["a1", "b1", "a1"]},
+        ],
+        "simulations": 300,
+        "exact": 5,
+    }
+    answers = [json.loads(a) for a in talk("analyse " + json.dumps(request))]
+    assert [a.get("index") for a in answers] == [0, 1, 2, 3, None]
+    first, second, bad, over, done = answers
+    assert first["id"] == "q1"
+    assert first["to_move"] == "a"
+    # 3x3 colorwars after a1 c3: a has one legal move (its own cell), and the solver knows
+    # the result: the second player wins (colorwars.solve agrees).
+    solution = colorwars.solve(colorwars.Game.from_text(first["position"]))
+    assert [m["move"] for m in first["moves"]] == ["a1"]
+    assert first["exact"] == {"winner": "ab"[solution.winner], "plies": solution.plies}
+    assert first["moves"][0]["exact"]["winner"] == "ab"[solution.winner]
+    assert second["to_move"] == "b"
+    assert sum(m["visits"] for m in second["moves"]) == second["simulations"] or second["moves"]
+    legal = colorwars.Game.from_text(second["position"]).legal_moves()
+    assert len(second["moves"]) == len(legal)
+    for m in second["moves"]:
+        assert m["value"] is None or -1 <= m["value"] <= 1
+        assert 0 <= m["share"] <= 1
+    assert "invalid position" in bad["error"]
+    assert "the game is over" in over["error"]
+    assert done == {
+        "id": "q1", "done": True, "positions": 4, "stopped": False, "seconds": done["seconds"]
+    }  # fmt: skip
+
+
+def test_analyse_refuses_too_many_positions() -> None:
+    request = {"positions": ["3x3 colorwars 2 .../.../... a - - 0"] * (MAX_POSITIONS + 1)}
+    (answer,) = talk("analyse " + json.dumps(request))
+    assert answer.startswith(f"error analyse: {MAX_POSITIONS + 1} positions in one request")
+
+
+def test_a_search_survives_a_bug_as_an_error_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import colorwars.engine as engine
+
+    def broken(*args: object) -> object:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(engine, "_decide", broken)
+    assert talk("newgame 3 3", "go", "isready") == [
+        "ok",
+        "error internal error: RuntimeError: a bug",
+        "readyok",
+    ]
+
+
+def test_stop_ends_a_running_search_and_the_server_answers_it() -> None:
+    lines: list[str] = []
+    said = threading.Event()
+
+    def write(line: str) -> None:
+        lines.append(line)
+        said.set()
+
+    server = EngineServer(write)
+    thread = threading.Thread(target=server.handle, args=("go time=600", 5))
+    thread.start()
+    server.stop(6)  # a stop read after the go
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert "stopped=yes" in lines[0]
+    assert lines[1].startswith("bestmove ")
+
+
+# The engine as a program, through the Client ----------------------------------------------------
+
+
+def test_the_client_drives_colorwars_engine_and_stop_interrupts_go() -> None:
+    with Client(COLORWARS, timeout=60) as c:
+        assert c.request("newgame 8 8 classic", expect="ok") == "ok"
+        c.send("go time=600")
+        c.send("stop")
+        info = c.answer(timeout=60)
+        assert info.startswith("info ")
+        assert "stopped=yes" in info
+        assert c.answer(timeout=60).startswith("bestmove ")
+        assert c.request("isready") == "readyok"
+        answers = list(c.analyse({"id": 3, "simulations": 100}))
+        assert answers[-1]["done"] is True
+        assert answers[0]["id"] == 3
+
+
+def test_the_end_of_the_input_answers_everything_read_then_ends() -> None:
+    run = subprocess.run(
+        COLORWARS, input="newgame 4 4\ngo depth=2\n", capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0] == "ok"
+    assert lines[1].startswith("info ")
+    assert lines[2].startswith("bestmove ")
+
+
+def test_colorwars_engine_refuses_a_bad_player_in_one_line() -> None:
+    run = subprocess.run(
+        [*COLORWARS, "--player", "chess"], input="", capture_output=True, text=True, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert run.returncode == 1
+    assert run.stderr.count("\n") == 1
+    assert "invalid player" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_colorwars_plays_itself_through_the_protocol() -> None:
+    a = Engine(COLORWARS, time=0.02)
+    b = parse_player("engine:" + " ".join([*COLORWARS, "--player", "greedy"]))
+    assert isinstance(b, Engine)
+    try:
+        result = ai.match([a, b], 2, 4, 4, rules="classic", first_move="b2")
+        assert result["forfeits"] == []
+        assert set(result["winners"].tolist()) <= {0, 1}
+        assert (result["first_moves"] == 5).all()
+    finally:
+        a.close()
+        b.close()
+
+
+def test_the_engine_searches_as_the_player_does_in_process() -> None:
+    g = colorwars.Game(5, 5)
+    for move in ("c3", "b2", "c3"):
+        g.play(move)
+    with Client([*COLORWARS, "--player", "alphabeta"]) as c:
+        c.request(f"position {g.to_text()}", expect="ok")
+        answer = c.request("go depth=3", expect="bestmove")
+    assert g.cell(answer.split()[1]) == ai.AlphaBeta(depth=3).choose(g)
+
+
+def test_ctrl_c_while_an_engine_thinks_stops_it() -> None:
+    silent = Engine([sys.executable, str(ENGINES / "misbehaving.py"), "silent"], time=60)
+    main = threading.main_thread().ident
+    assert main is not None
+    timer = threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            silent.choose(colorwars.Game())
+    finally:
+        timer.cancel()
+    assert silent._client is None  # the engine was killed with the search
+
+
+@pytest.mark.skipif(shutil.which("sh") is None or shutil.which("awk") is None, reason="no sh/awk")
+def test_an_engine_in_another_language_plays_a_full_match() -> None:
+    shell = Engine(["sh", str(ENGINES / "first_legal.sh")], time=0.5, name="first-legal")
+    assert shell.name == "engine(first-legal)"
+    try:
+        for rules in ("colorwars", "classic"):
+            result = ai.match([shell, "random"], 4, 4, 4, rules=rules)
+            assert result["forfeits"] == [], result["forfeits"]
+            assert (result["winners"] >= 0).all()
+        # A tournament and the ladder take it too, as an engine:CMD name.
+        name = f"engine:sh {ENGINES / 'first_legal.sh'}"
+        t = ai.tournament([name, "random"], 2, 3, 3)
+        assert t.games.sum() == 4
+        lad = ai.ladder([name, "greedy"], 2, 3, 3, rules="colorwars", time=0.2)
+        assert lad.games.sum() == 4
+        assert lad.forfeits == []
+    finally:
+        shell.close()
+
+
+@pytest.mark.parametrize(
+    ("mode", "reason"),
+    [
+        ("illegal", "answered an illegal move"),
+        ("offboard", "answered 'z99'"),
+        ("garbage", "answered 'I resign, but in prose'"),
+        ("silent", "gave no answer within"),
+        ("crash", "exited with status 3 (its last words: 'segfault, nearly')"),
+        ("long", "wrote a line over"),
+        ("nohandshake", "does not speak colorwars-engine 1"),
+        ("slowstart", "gave no answer within"),
+    ],
+)
+def test_a_misbehaving_engine_loses_with_a_clear_reason(mode: str, reason: str) -> None:
+    bad = Engine(
+        [sys.executable, str(ENGINES / "misbehaving.py"), mode], time=0.05, grace=1.0, startup=3.0
+    )
+    result = ai.match(["greedy", bad], 2, 3, 3)
+    # Seat b forfeits every game: a wins, and the reason says what went wrong.
+    assert result["winners"].tolist() == [0, 0]
+    assert [(g, seat) for g, seat, _ in result["forfeits"]] == [(0, 1), (1, 1)]
+    for _, _, why in result["forfeits"]:
+        assert why.startswith("engine misbehaving.py"), why
+        assert reason in why, why
+    assert bad._client is None  # killed: the next move starts it again
+
+
+def test_a_forfeit_in_the_ladder_is_a_lost_game() -> None:
+    bad = Engine([sys.executable, str(ENGINES / "misbehaving.py"), "garbage"], time=0.05)
+    lad = ai.ladder([bad, "random"], 2, 3, 3, rules="colorwars")
+    assert lad.wins[0].sum() == 0
+    assert lad.wins[1].sum() == 2
+    assert len(lad.forfeits) == 2
+    assert "answered 'I resign, but in prose'" in lad.forfeits[0]["reason"]
+
+
+def test_engine_settings_and_commands_are_checked() -> None:
+    with pytest.raises(InvalidPlayerError, match="engine command"):
+        Engine("")
+    with pytest.raises(InvalidPlayerError, match="time"):
+        Engine("x", time=-1)
+    with pytest.raises(EngineError, match="cannot start engine"):
+        Engine(["/nonexistent/engine"]).choose(colorwars.Game())
+    with pytest.raises(InvalidPlayerError, match="another program"):
+        Engine("x").native_spec()
+
+
+def test_an_engine_is_not_asked_once_the_game_is_won() -> None:
+    g = colorwars.Game(2, 2)
+    for move in ("a1", "b1", "a1"):
+        g.play(move)
+    with pytest.raises(colorwars.GameOverError):
+        Engine("never-started").choose(g)
+
+
+# The docs' transcript is what the engine says --------------------------------------------------
+
+
+def _normalised(line: str) -> str:
+    line = re.sub(r"seconds=[0-9.]+", "seconds=S", line)
+    line = re.sub(r'"seconds":[0-9.]+', '"seconds":S', line)
+    return re.sub(r"colorwars-engine 1 colorwars \S+", "colorwars-engine 1 colorwars VERSION", line)
+
+
+@pytest.mark.skipif(not DOCS.is_file(), reason="the docs are not part of this copy of the suite")
+def test_the_docs_transcript_is_what_the_engine_answers() -> None:
+    text = DOCS.read_text(encoding="utf-8")
+    block = re.search(r"<!-- transcript -->\n```text\n(.*?)```", text, flags=re.S)
+    assert block is not None, "docs/engine.md has no transcript block"
+    # Typed one line at a time, each answered before the next (as at a terminal).
+    got: list[str] = []
+    server = EngineServer(got.append)
+    for seq, line in enumerate(block.group(1).splitlines()):
+        if line.startswith("> "):
+            got.append(line)
+            if line != "> quit":
+                server.handle(line[2:], seq)
+    expected = block.group(1).splitlines()
+    assert [_normalised(x) for x in got] == [_normalised(x) for x in expected]
