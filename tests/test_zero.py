@@ -251,7 +251,11 @@ def test_zero_is_a_player_name_everywhere() -> None:
     with pytest.raises(InvalidPlayerError, match="zero settings"):
         parse_player("zero:depth=3")
     with pytest.raises(InvalidPlayerError, match="not one of the engine's batch players"):
-        colorwars.ai.match([Zero(), "random"], 2)
+        Zero().native_spec()
+    # A match with Zero plays move by move in Python (issue 21: players outside the engine).
+    result = colorwars.ai.match([Zero(simulations=16), "random"], 2, 4, 4, rules="classic")
+    assert result["forfeits"] == []
+    assert set(result["winners"].tolist()) <= {0, 1}
 
 
 def test_zero_is_puct_with_the_network_searched_natively() -> None:

@@ -774,7 +774,8 @@ def build_parser() -> argparse.ArgumentParser:
     _backend_flags(common, "play here on all cores, or each match as a Ray task (the same games)")
     players_help = (
         "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], or with settings: "
-        "mcts:time=0.1:c=0.5, alphabeta:time=0.5"
+        "mcts:time=0.1:c=0.5, alphabeta:time=0.5; or engine:COMMAND, another program that "
+        "speaks the engine protocol"
     )
     learned_help = players_help + "; the learned players zero[:SIMULATIONS] and zeroab[:DEPTH]"
     tour = sub.add_parser(
