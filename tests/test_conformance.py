@@ -630,8 +630,18 @@ def test_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     captured = capsys.readouterr()
     assert json.loads(captured.out)["summary"]["passed"] > 0
     assert "all passed" in captured.err
+    # RULES.md §2: only the legal moves of each empty board, in the perft cases.
+    assert conformance.main(_args(*data, "--kind", "perft", "--perft-positions", "0")) == 0
+    perft = sum(c.kind == "perft" for c in conformance.load(SEEDS).cases)
+    assert f"[perft {perft}]" in capsys.readouterr().out
+    assert conformance.main(_args(*data, "--rules", "none+subtract", "--kind", "decided")) == 0
+    assert "all passed" in capsys.readouterr().out  # none+subtract is classic
     with pytest.raises(ConfigError, match="unknown kind"):
         conformance.main(_args(*data, "--kind", "everything"))
+    with pytest.raises(ConfigError, match="--perft-positions must be 0 or more"):
+        conformance.main(_args(*data, "--perft-positions", "-3"))
+    with pytest.raises(ConfigError, match="--timeout must be above 0"):
+        conformance.main(_args(*data, "--timeout", "nan"))
     with pytest.raises(FileError, match="missing conformance file"):
         conformance.main(_args("--data", str(tmp_path / "none")))
 

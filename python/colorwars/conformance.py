@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from colorwars._common import PLAYER_LETTERS, column_name
-from colorwars._files import atomic_write
-from colorwars.errors import ColorwarsError, FileError
+from colorwars._files import atomic_write, check_output
+from colorwars.errors import ColorwarsError, ConfigError, FileError
 from colorwars.rules import Rules
 
 __all__ = [
@@ -186,7 +186,9 @@ class Suite:
     ) -> list[Case]:
         """The cases of these rule sets (names as in ``RULE_SETS``), kinds and ids (all when
         None); an unknown rule set or kind is a ``ConfigError``-kind error."""
-        wanted_rules = _choices(rules, RULE_SETS, "rule set")
+        wanted_rules = _choices(
+            None if rules is None else [_rule_name(r) for r in rules], RULE_SETS, "rule set"
+        )
         wanted_kinds = _choices(kinds, KINDS, "kind")
         wanted_ids = None if ids is None else set(ids)
         return [
@@ -198,14 +200,20 @@ class Suite:
         ]
 
 
+def _rule_name(name: str) -> str:
+    """A rule set's name as the data writes it (``none+subtract`` is ``classic``)."""
+    try:
+        return Rules.parse(name.strip()).name
+    except ValueError:
+        return name
+
+
 def _choices(given: Iterable[str] | None, allowed: Sequence[str], what: str) -> set[str] | None:
     if given is None:
         return None
     chosen = {str(g).strip() for g in given}
     unknown = sorted(chosen - set(allowed))
     if unknown:
-        from colorwars.errors import ConfigError
-
         raise ConfigError(
             f"unknown {what} {', '.join(unknown)}: the suite has {', '.join(allowed)}"
         )
@@ -665,6 +673,8 @@ class Report:
         }
 
     def summary_line(self) -> str:
+        if not self.results:
+            return f"conformance of {self.engine}: no cases selected"
         s = self.summary()
         verdict = "all passed" if self.ok else f"{s['failed']} FAILED"
         kinds = ", ".join(f"{k} {v['cases']}" for k, v in s["kinds"].items())
@@ -987,21 +997,17 @@ def check(
                     raise _MismatchError(
                         "position", f"reading the start raised {_error(e)}"
                     ) from None
-                depths = _perft_depths(case, perft_positions)
-                try:
-                    _check_perft(
-                        case,
-                        depths,
-                        _game_expand(new_game),
-                        lambda text: len(new_game(text).legal_moves()),
-                        start,
-                    )
-                except _MismatchError:
-                    raise
-                except Exception as e:
-                    raise _MismatchError("error", f"the perft raised {_error(e)}") from None
+                _check_perft(
+                    case,
+                    _perft_depths(case, perft_positions),
+                    _game_expand(new_game),
+                    lambda text: len(new_game(text).legal_moves()),
+                    start,
+                )
         except _MismatchError as m:
             failure = m
+        except Exception as e:  # the game under test raised, anywhere: that case fails
+            failure = _MismatchError("error", f"the game raised {_error(e)}")
         result = _result(case, failure)
         report.results.append(result)
         if progress is not None:
@@ -1010,18 +1016,53 @@ def check(
     return report
 
 
-def check_native(suite: Suite | None = None, **options: Any) -> Report:
-    """``check`` on the native engine, ``colorwars.Game``: every case, every perft depth."""
+def check_native(
+    suite: Suite | None = None,
+    *,
+    rules: Iterable[str] | None = None,
+    kinds: Iterable[str] | None = None,
+    ids: Iterable[str] | None = None,
+    perft_positions: int | None = None,
+    progress: Progress | None = None,
+) -> Report:
+    """``check`` on the native engine, ``colorwars.Game`` (every perft depth by default)."""
     from colorwars.game import Game
 
-    return check(Game.from_text, suite, engine="colorwars (native engine)", **options)
+    return check(
+        Game.from_text,
+        suite,
+        engine="colorwars (native engine)",
+        rules=rules,
+        kinds=kinds,
+        ids=ids,
+        perft_positions=perft_positions,
+        progress=progress,
+    )
 
 
-def check_reference(suite: Suite | None = None, **options: Any) -> Report:
-    """``check`` on the pure-Python reference engine, ``colorwars.reference.Game``."""
+def check_reference(
+    suite: Suite | None = None,
+    *,
+    rules: Iterable[str] | None = None,
+    kinds: Iterable[str] | None = None,
+    ids: Iterable[str] | None = None,
+    perft_positions: int | None = None,
+    progress: Progress | None = None,
+) -> Report:
+    """``check`` on the pure-Python reference engine, ``colorwars.reference.Game`` (every
+    perft depth by default: a minute; ``perft_positions=1500`` takes seconds)."""
     from colorwars import reference
 
-    return check(reference.Game.from_text, suite, engine="colorwars (reference engine)", **options)
+    return check(
+        reference.Game.from_text,
+        suite,
+        engine="colorwars (reference engine)",
+        rules=rules,
+        kinds=kinds,
+        ids=ids,
+        perft_positions=perft_positions,
+        progress=progress,
+    )
 
 
 # -- checking a program through the engine protocol ----------------------------------------------
@@ -1157,14 +1198,12 @@ def _engine_seen(engine: _Protocol, width: int, height: int, what: str) -> _Seen
         status_to_move = values["to_move"]
     except (KeyError, ValueError):
         raise _MismatchError("status", f"{what}: status gave {status!r}") from None
-    # The protocol's status: to_move is "-" once the game is won (the notation names the
-    # winner, RULES.md §3.6); out and ply are the notation's.
-    expected_to_move = "-" if winner is not None else PLAYER_LETTERS[fields["to_move"]]
-    if (status_to_move, sorted(status_out), status_ply) != (
-        expected_to_move,
-        sorted(fields["out"]),
-        fields["ply"],
-    ):
+    # The protocol's status agrees with show: the same player to move (colorwars writes "-"
+    # once the game is won, where the notation names the winner, RULES.md §3.6; either is
+    # taken), the same players out and the same ply.
+    to_move_letter = PLAYER_LETTERS[fields["to_move"]]
+    turn_ok = status_to_move == to_move_letter or (winner is not None and status_to_move == "-")
+    if not turn_ok or (sorted(status_out), status_ply) != (sorted(fields["out"]), fields["ply"]):
         raise _MismatchError(
             "status", f"{what}: status {status!r} does not agree with show {text!r}"
         )
@@ -1273,6 +1312,10 @@ def check_engine(
     return report
 
 
+#: ``perft_positions`` by default: every depth, but through the protocol.
+DEFAULT = -1
+
+
 def run(
     engine: str | None = None,
     *,
@@ -1281,19 +1324,29 @@ def run(
     kinds: Iterable[str] | None = None,
     reference: bool = False,
     timeout: float = 10.0,
+    perft_positions: int | None = DEFAULT,
     progress: Progress | None = None,
 ) -> Report:
     """``colorwars conformance``: the suite in ``folder`` against the program ``engine``
     (a command line, through the protocol), else against the reference engine if
-    ``reference``, else against colorwars' native engine."""
+    ``reference``, else against colorwars' native engine. ``perft_positions`` bounds the
+    perft depths checked (see ``check``); by default every depth, but through the protocol
+    ``ENGINE_PERFT_POSITIONS``."""
     suite = load(folder)
     if engine is not None:
+        limit = ENGINE_PERFT_POSITIONS if perft_positions == DEFAULT else perft_positions
         return check_engine(
-            engine, suite, rules=rules, kinds=kinds, timeout=timeout, progress=progress
+            engine,
+            suite,
+            rules=rules,
+            kinds=kinds,
+            timeout=timeout,
+            perft_positions=limit,
+            progress=progress,
         )
-    if reference:
-        return check_reference(suite, rules=rules, kinds=kinds, progress=progress)
-    return check_native(suite, rules=rules, kinds=kinds, progress=progress)
+    limit = None if perft_positions == DEFAULT else perft_positions
+    which = check_reference if reference else check_native
+    return which(suite, rules=rules, kinds=kinds, perft_positions=limit, progress=progress)
 
 
 # -- the command line ------------------------------------------------------------------------
@@ -1329,6 +1382,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --engine: seconds the engine may take to answer one line (10)",
     )
     parser.add_argument(
+        "--perft-positions",
+        type=int,
+        metavar="N",
+        help="check only the perft depths whose distinct positions, summed from depth 1, "
+        f"are at most N (default: every depth; with --engine {ENGINE_PERFT_POSITIONS})",
+    )
+    parser.add_argument(
         "--json", metavar="PATH", help="also write the report as JSON to PATH (- for stdout)"
     )
     parser.add_argument("--verbose", action="store_true", help="print every case that passes too")
@@ -1345,8 +1405,6 @@ def main(args: argparse.Namespace) -> int:
     failing case (and per passing one with ``--verbose``), then a summary line; 0 when every
     case passed, 1 otherwise. Errors (no data, a damaged file, an engine that cannot be
     started) are ``ColorwarsError`` (a ``FileError`` for the data) for the caller to print."""
-    from colorwars._files import check_output
-
     json_path = getattr(args, "json", None)
     out = sys.stderr if json_path == "-" else sys.stdout
     if json_path not in (None, "-"):
@@ -1357,10 +1415,11 @@ def main(args: argparse.Namespace) -> int:
         if verbose or not result.passed:
             print(result.line(), file=out, flush=True)
 
-    if not (getattr(args, "timeout", 10.0) > 0):
-        from colorwars.errors import ConfigError
-
-        raise ConfigError(f"--timeout must be above 0, got {args.timeout}")
+    limit = getattr(args, "perft_positions", None)
+    if limit is not None and limit < 0:
+        raise ConfigError(f"--perft-positions must be 0 or more, got {limit}")
+    if not 0 < getattr(args, "timeout", 10.0) <= 86400:
+        raise ConfigError(f"--timeout must be above 0 and at most 86400, got {args.timeout}")
     report = run(
         getattr(args, "engine", None),
         folder=getattr(args, "data", None),
@@ -1368,6 +1427,7 @@ def main(args: argparse.Namespace) -> int:
         kinds=_comma_list(getattr(args, "kind", None)),
         reference=bool(getattr(args, "reference", False)),
         timeout=float(getattr(args, "timeout", 10.0)),
+        perft_positions=DEFAULT if limit is None else limit,
         progress=show,
     )
     print(report.summary_line(), file=out, flush=True)
