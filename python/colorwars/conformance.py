@@ -3,8 +3,9 @@ of the game, and the checks that run it against colorwars' engines or against an
 speaks the engine protocol (``colorwars.engine``).
 
 The data is ``seeds/conformance/`` (its README documents the format field by field): JSON
-lines, one case a line, written by ``tools/make-conformance`` from the reference engine alone
-and sealed by ``manifest.json`` (each file's case count and SHA-256). Two kinds of case:
+lines, one case a line, computed by ``tools/make-conformance`` on the reference engine (but
+the deepest perft levels, which the native engine counted, each marked so) and sealed by
+``manifest.json`` (each file's case count, size and SHA-256). Two kinds of case:
 
 - a **move case**: a position, a move, the board after every wave of the move's cascade, and
   the position that results (its legal moves, the player to move, who is out, the winner);
@@ -41,13 +42,16 @@ from colorwars.errors import ColorwarsError, ConfigError, FileError
 from colorwars.rules import Rules
 
 __all__ = [
+    "ENGINE_PERFT_POSITIONS",
     "FORMAT",
     "KINDS",
     "MOVE_KINDS",
     "RULE_SETS",
     "VERSION",
     "CaseResult",
+    "GameLike",
     "MoveCase",
+    "NewGame",
     "PerftCase",
     "PerftDepth",
     "Position",
@@ -55,13 +59,18 @@ __all__ = [
     "Suite",
     "WaveRecord",
     "add_arguments",
+    "board_fields",
+    "cell_name",
     "check",
     "check_engine",
     "check_native",
     "check_reference",
     "default_folder",
+    "dump_line",
     "load",
     "main",
+    "parse_cell",
+    "parse_notation",
     "run",
     "write",
 ]
@@ -185,7 +194,7 @@ class Suite:
         ids: Iterable[str] | None = None,
     ) -> list[Case]:
         """The cases of these rule sets (names as in ``RULE_SETS``), kinds and ids (all when
-        None); an unknown rule set or kind is a ``ConfigError``-kind error."""
+        None); an unknown rule set or kind is a ``ConfigError``."""
         wanted_rules = _choices(
             None if rules is None else [_rule_name(r) for r in rules], RULE_SETS, "rule set"
         )
@@ -789,8 +798,9 @@ class _Seen:
 
 
 def _compare_position(what: str, width: int, expected: Position, seen: _Seen) -> None:
-    """RULES.md §3.6: the board, then whose turn it is, who is out, the winner, the legal
-    moves (§2) and the notation, in that order (the first difference is reported)."""
+    """RULES.md §3.6: the board, then the winner, who is out, whose turn it is (who has
+    moved, the ply), the legal moves (§2) and the notation, in that order (the first
+    difference is reported)."""
     _compare_board("board", what, width, expected.counts, expected.owners, seen.counts, seen.owners)
     if seen.winner != expected.winner:
         exp = "none" if expected.winner is None else PLAYER_LETTERS[expected.winner]
