@@ -603,6 +603,13 @@ def _ask(game: Any, prompt: str) -> str:
     return input(prompt)
 
 
+def cmd_conformance(args: argparse.Namespace, console: Console) -> int:
+    """The conformance suite against colorwars or another engine."""
+    from colorwars import conformance
+
+    return conformance.main(args)
+
+
 def cmd_engine(args: argparse.Namespace, console: Console) -> int:
     """The engine protocol on stdin/stdout until ``quit`` or the end of the input."""
     from colorwars.engine import serve
@@ -891,6 +898,20 @@ def build_parser() -> argparse.ArgumentParser:
         + players_help,
     )
     engine.set_defaults(run=cmd_engine)
+
+    from colorwars import conformance
+
+    conf = sub.add_parser(
+        "conformance",
+        help="run the conformance suite (rules cases, perft) against colorwars or an engine",
+        description="Check an implementation against the conformance suite in "
+        "seeds/conformance/: colorwars itself (the native engine, or --reference), or any "
+        "program that speaks the engine protocol (--engine CMD). One line per failing case "
+        "and a summary; exit status 0 when every case passes, 1 otherwise. See the docs' "
+        "conformance page.",
+    )
+    conformance.add_arguments(conf)
+    conf.set_defaults(run=cmd_conformance)
 
     play = sub.add_parser(
         "play",
