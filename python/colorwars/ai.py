@@ -25,6 +25,7 @@ from colorwars._deprecation import renamed_argument
 from colorwars.engine import Engine
 from colorwars.errors import ConfigError, InvalidPlayerError
 from colorwars.ladder import LadderResult, _is_native, ladder, play_game
+from colorwars.perfect import Perfect, PerfectDecision
 from colorwars.players import (
     MCTS,
     AlphaBeta,
@@ -52,6 +53,8 @@ __all__ = [
     "Greedy",
     "LadderResult",
     "MoveValue",
+    "Perfect",
+    "PerfectDecision",
     "Player",
     "PuctMove",
     "Random",

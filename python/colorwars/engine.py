@@ -128,7 +128,7 @@ def _budgeted(name: str, budget: dict[str, float], seed: int) -> Any:
 
 # The players a budget and a seed apply to, and what their shorthand number is.
 _SHORTHAND = {"mcts": "simulations", "zero": "simulations", "alphabeta": "depth",
-              "ab": "depth", "zeroab": "depth"}  # fmt: skip
+              "ab": "depth", "zeroab": "depth", "perfect": "time"}  # fmt: skip
 
 
 class _StopFlag:

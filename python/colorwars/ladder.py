@@ -122,7 +122,13 @@ def with_time(player: Any, seconds: float | None) -> Any:
     if isinstance(player, ZeroAlphaBeta) and player.time is None and player.depth == 4:
         return ZeroAlphaBeta(time=seconds, seed=player.seed, network=player._zero.network)
     from colorwars.engine import Engine
+    from colorwars.perfect import Perfect
 
+    if isinstance(player, Perfect) and player.time == 1.0:
+        return Perfect(
+            time=seconds, fallback=player.fallback or "strongest", seed=player.seed,
+            memory=player.memory, book=player.book,
+        )  # fmt: skip
     if isinstance(player, Engine) and player.time == 1.0:
         return Engine(
             player.command, time=seconds, seed=player.seed, grace=player.grace,

@@ -336,8 +336,8 @@ class AlphaBeta(_Base):
 
 _NAMES = (
     "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], zero[:SIMULATIONS], "
-    "zeroab[:DEPTH], engine:COMMAND, or settings after the name as mcts:time=1:c=0.5, "
-    "alphabeta:time=0.5 or zero:time=0.1"
+    "zeroab[:DEPTH], perfect, engine:COMMAND, or settings after the name as "
+    "mcts:time=1:c=0.5, alphabeta:time=0.5, zero:time=0.1 or perfect:time=0.1"
 )
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "mcts": ("simulations", "time", "c", "trees", "seed", "greedy", "solver", "reuse",
@@ -345,6 +345,7 @@ _SETTINGS: dict[str, tuple[str, ...]] = {
     "alphabeta": ("depth", "time", "seed"),
     "zero": ("simulations", "time", "seed", "c_puct", "batch", "temperature"),
     "zeroab": ("depth", "time", "seed"),
+    "perfect": ("time", "seed"),
 }  # fmt: skip
 
 
@@ -395,6 +396,14 @@ def parse_player(text: str) -> Player:
     kind = "alphabeta" if kind == "ab" else kind
     if kind in ("random", "greedy") and not arg:
         return Random() if kind == "random" else Greedy()
+    if kind == "perfect":
+        from colorwars.perfect import Perfect
+
+        if not arg:
+            return Perfect()
+        if "=" in arg:
+            settings = dict(_setting(kind, item, text) for item in arg.split(":"))
+            return Perfect(**settings)  # type: ignore[arg-type]
     if kind == "zeroab":
         from colorwars.zero.player import ZeroAlphaBeta
 
@@ -434,9 +443,10 @@ def as_player(item: object) -> Player:
     if isinstance(item, _Base):
         return item
     from colorwars.engine import Engine
+    from colorwars.perfect import Perfect
     from colorwars.zero.player import Zero, ZeroAlphaBeta
 
-    if isinstance(item, Zero | ZeroAlphaBeta | Engine):
+    if isinstance(item, Zero | ZeroAlphaBeta | Engine | Perfect):
         return item
     check.fail(InvalidPlayerError, "player", item, f"expected a name ({_NAMES}) or a player")
 
@@ -445,9 +455,10 @@ def seat_players(policies: object, seats: int) -> list[Player]:
     """One player per seat: one player (object or name) for every seat, or a sequence with
     one per seat."""
     from colorwars.engine import Engine
+    from colorwars.perfect import Perfect
     from colorwars.zero.player import Zero, ZeroAlphaBeta
 
-    if isinstance(policies, str | _Base | Zero | ZeroAlphaBeta | Engine):
+    if isinstance(policies, str | _Base | Zero | ZeroAlphaBeta | Engine | Perfect):
         return [as_player(policies)] * seats
     if not isinstance(policies, Sequence):
         check.fail(

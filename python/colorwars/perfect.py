@@ -1,0 +1,362 @@
+"""``colorwars.ai.Perfect``: perfect play where proof-number search reaches, and from the
+first move on the solved boards the package carries a book for.
+
+A book (``colorwars/books/WxH-RULES.book``, one sealed file a board, written and checked by
+``tools/make-books``) is the winner's strategy from the empty board: for every position the
+winner can reach with it (every reply of the loser's), the winning move the proof-number
+search proved, keyed by a hash of the position that is the same for all its symmetric images.
+A complete book was walked to the end of every game at build time and wins every one; a book
+cut at a ply (``complete`` false) leaves the deeper positions to the player's search.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time as _time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from colorwars import _core
+from colorwars import _validate as check
+from colorwars._files import read_sealed
+from colorwars.errors import FileError, InvalidPlayerError
+from colorwars.players import MCTS, AlphaBeta, _live, parse_player
+from colorwars.rules import Rules
+
+__all__ = [
+    "BOOK_VERSION",
+    "Book",
+    "Perfect",
+    "PerfectDecision",
+    "book_for",
+    "books",
+    "position_key",
+    "read_book",
+    "walk_book",
+]
+
+#: The format of ``.book`` files (``colorwars book 1``: a sealed file).
+BOOK_VERSION = 1
+#: The proof table of a ``Perfect`` player, per board it plays, unless told.
+TABLE_BYTES = 256 << 20
+# A book entry: the position's key and the winning cell in the key's frame.
+ENTRY = np.dtype([("key", "<u8"), ("cell", "<u2")])
+
+
+class PerfectDecision(NamedTuple):
+    """What ``Perfect.search`` did: the ``cell``, the positions searched (``work``), the
+    ``seconds``, and ``kind``: ``"win"`` (a proven win for the player to move, from the book
+    or the search; ``plies`` is the game's length from here with the fastest win when the
+    exact solver reached it), ``"hold"`` (a proven loss: the move that holds out longest when
+    the exact solver reached the lengths, else the fallback's) or ``"fallback"`` (nothing
+    proven: the fallback's move). ``book`` says whether the move came from the book."""
+
+    cell: int
+    work: int
+    seconds: float
+    kind: str
+    plies: int | None = None
+    book: bool = False
+
+
+@cache
+def _symmetries(width: int, height: int) -> tuple[tuple[int, ...], ...]:
+    """The board's symmetries as cell permutations (``image[cell]``): the four that keep a
+    rectangle, the eight of a square."""
+    maps: list[Callable[[int, int], tuple[int, int]]] = [
+        lambda x, y: (x, y),
+        lambda x, y: (width - 1 - x, y),
+        lambda x, y: (x, height - 1 - y),
+        lambda x, y: (width - 1 - x, height - 1 - y),
+    ]
+    if width == height:
+        maps += [
+            lambda x, y: (y, x),
+            lambda x, y: (height - 1 - y, x),
+            lambda x, y: (y, width - 1 - x),
+            lambda x, y: (height - 1 - y, width - 1 - x),
+        ]
+    perms = []
+    for f in maps:
+        perm = [0] * (width * height)
+        for cell in range(width * height):
+            x, y = f(cell % width, cell // width)
+            perm[cell] = y * width + x
+        perms.append(tuple(perm))
+    return tuple(perms)
+
+
+def position_key(native: Any) -> tuple[int, tuple[int, ...]]:
+    """A 64-bit key of the position that all its symmetric images share, and the symmetry
+    that takes it to the image the key is made from (``image[cell]``): a move ``m`` of the
+    position is ``image[m]`` in the key's frame."""
+    counts, owners = native.counts(), native.owners()
+    rest = bytes(
+        [native.to_move, sum(1 << p for p in native.moved), sum(1 << p for p in native.out)]
+    )
+    best: tuple[bytes, tuple[int, ...]] | None = None
+    for image in _symmetries(native.width, native.height):
+        board = bytearray(2 * len(counts))
+        for cell, to in enumerate(image):
+            board[2 * to] = counts[cell]
+            board[2 * to + 1] = owners[cell] + 1 if counts[cell] else 0
+        text = bytes(board) + rest
+        if best is None or text < best[0]:
+            best = (text, image)
+    assert best is not None
+    digest = hashlib.blake2b(best[0], digest_size=8).digest()
+    return int.from_bytes(digest, "little"), best[1]
+
+
+@dataclass(frozen=True)
+class Book:
+    """A board's book: the winner's move for each position of its strategy (``moves``: key
+    -> cell in the key's frame, see ``position_key``), whether the strategy is whole to the
+    end of every game (``complete``) or cut at ``plies``, and where it came from."""
+
+    width: int
+    height: int
+    rules: str
+    winner: int
+    complete: bool
+    plies: int
+    path: str
+    moves: dict[int, int] = field(repr=False)
+
+    def move(self, native: Any) -> int | None:
+        """The book's winning move in this position (a cell of the board), or None."""
+        if native.to_move != self.winner:
+            return None
+        key, image = position_key(native)
+        cell = self.moves.get(key)
+        if cell is None:
+            return None
+        return image.index(cell)
+
+
+def walk_book(book: Book) -> int:
+    """Plays every game of ``book``'s strategy from the empty board on the native engine: the
+    loser every legal move, the winner the book's (which must be legal) until the strategy
+    runs out (a book cut at a ply) or the game ends, which the winner must win; raises
+    ``AssertionError`` where it does not. Returns the distinct positions walked."""
+    start = _core.NativeGame(check.config(book.width, book.height, 2, book.rules))
+    stack, seen = [start], set()
+    while stack:
+        pos = stack.pop()
+        if pos.winner is not None:
+            if pos.winner != book.winner:
+                raise AssertionError(f"{book.path}: the book loses at {pos.to_text()}")
+            continue
+        key, _ = position_key(pos)
+        if key in seen:
+            continue
+        seen.add(key)
+        if pos.to_move == book.winner:
+            cell = book.move(pos)
+            if cell is None and not book.complete:
+                continue  # past the book's last ply
+            if cell is None or not pos.is_legal(cell):
+                raise AssertionError(f"{book.path}: no legal book move at {pos.to_text()}")
+            replies = [cell]
+        else:
+            replies = pos.legal_moves()
+        for cell in replies:
+            child = _core.NativeGame.from_text(pos.to_text())
+            child.play(cell)
+            stack.append(child)
+    return len(seen)
+
+
+def _books_folder() -> Path:
+    return Path(str(resources.files("colorwars") / "books"))
+
+
+def books() -> list[tuple[int, int, str]]:
+    """The boards the package has a book for: (width, height, rules name)."""
+    found = []
+    folder = _books_folder()
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.book")):
+            size, _, rules = path.stem.partition("-")
+            w, _, h = size.partition("x")
+            if w.isdigit() and h.isdigit():
+                found.append((int(w), int(h), rules))
+    return found
+
+
+def read_book(path: str | os.PathLike[str]) -> Book:
+    """The book in ``path``; ``FileError`` naming it if it is missing, damaged (a digest that
+    does not match) or not a book of this format."""
+    sealed = read_sealed(path, "book", BOOK_VERSION, "book")
+    if sealed is None:
+        raise FileError(f"invalid book {os.fspath(path)}: there is no such file")
+    header, body = sealed
+
+    def bad(reason: str) -> FileError:
+        return FileError(f"invalid book {os.fspath(path)}: {reason}")
+
+    try:
+        width, height, rules = int(header["width"]), int(header["height"]), str(header["rules"])
+        winner, count = int(header["winner"]), int(header["entries"])
+        complete, plies = bool(header["complete"]), int(header["plies"])
+    except (KeyError, TypeError, ValueError):
+        raise bad("its header lacks the board, the winner or the entries") from None
+    if winner not in (0, 1) or len(body) != count * ENTRY.itemsize:
+        raise bad(f"its header does not match its body ({len(body)} bytes, {count} entries)")
+    entries = np.frombuffer(body, dtype=ENTRY)
+    if count and int(entries["cell"].max()) >= width * height:
+        raise bad("a move is not a cell of the board")
+    moves = dict(zip(entries["key"].tolist(), entries["cell"].tolist(), strict=True))
+    return Book(width, height, rules, winner, complete, plies, os.fspath(path), moves)
+
+
+@cache
+def _packaged(width: int, height: int, rules: str) -> Book | None:
+    path = _books_folder() / f"{width}x{height}-{rules}.book"
+    return read_book(path) if path.is_file() else None
+
+
+def book_for(width: int, height: int, rules: str) -> Book | None:
+    """The packaged book of a board (read once, then kept), or None where there is none."""
+    return _packaged(width, height, rules)
+
+
+class _OutOfTimeError(Exception):
+    """Raised inside the exact solver when the move's time is up."""
+
+
+def _exact(native: Any, deadline: float) -> list[tuple[int, int, int]] | None:
+    """Every legal move's exact (cell, winner, plies) from the exact solver if it finishes by
+    ``deadline``, else None."""
+    if _time.perf_counter() >= deadline:
+        return None
+
+    def tick(positions: int) -> None:
+        if _time.perf_counter() >= deadline:
+            raise _OutOfTimeError
+
+    try:
+        found = _core.solve_position(native, 200, progress=tick, interval=0.01)
+    except _OutOfTimeError:
+        return None
+    return None if found is None else found[5]
+
+
+class Perfect:
+    """Perfect play where it is proven: each move, the package's book of the board (if it
+    has one and the player to move is the winner) gives the winning move at once; else
+    proof-number search (``time`` seconds at most, one proof table kept across the player's
+    moves) decides the position if it can. A proven win plays a winning move
+    (the fastest when the exact solver also finishes in time); a proven loss plays the move
+    that holds out longest (when the exact solver gives the lengths; else the fallback's);
+    anything else is the ``fallback`` player's move (``"strongest"``: alpha-beta with the time
+    left, or MCTS for more than two players; or any player or name). ``search`` says which it
+    did. Two players for the proofs; with more, it is its fallback."""
+
+    def __init__(
+        self,
+        time: float = 1.0,
+        fallback: Any = "strongest",
+        seed: int = 0,
+        *,
+        memory: int = TABLE_BYTES,
+        book: bool = True,
+    ) -> None:
+        budget = check.time_budget(time)
+        if budget is None:
+            check.fail(InvalidPlayerError, "perfect time", time, "expected seconds per move")
+        self.time: float = budget
+        self.seed = check.seed(seed)
+        self.memory = int(check.number(memory, "memory", 1 << 20, 1 << 40, InvalidPlayerError))
+        self.book = check.flag(book, "book")
+        if isinstance(fallback, str) and fallback.strip().lower() == "strongest":
+            self.fallback: Any = None
+        else:
+            self.fallback = parse_player(fallback) if isinstance(fallback, str) else fallback
+            if not callable(getattr(self.fallback, "choose", None)):
+                check.fail(InvalidPlayerError, "fallback", fallback, "expected a player")
+        self._tables: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        """``perfect(1s)``, or ``perfect(1s)[fallback=mcts(1000)]``."""
+        base = f"perfect({self.time:g}s)"
+        return base if self.fallback is None else f"{base}[fallback={self.fallback.name}]"
+
+    def __repr__(self) -> str:
+        return f"Perfect(time={self.time:g}, seed={self.seed})"
+
+    def native_spec(self) -> Any:
+        raise InvalidPlayerError(
+            f"invalid player: {self.name} searches proofs and is not one of the engine's batch "
+            "players; play it with choose(game), ai.match, ai.tournament or ai.ladder"
+        )
+
+    def _table(self, native: Any) -> Any:
+        rules = Rules(native.opening, native.burst).name
+        key = f"{native.width}x{native.height} {rules}"
+        table = self._tables.get(key)
+        if table is None:
+            table = _core.ProofTable(self.memory)
+            self._tables[key] = table
+        return table
+
+    def _fallback_move(self, game: Any, native: Any, left: float) -> int:
+        if self.fallback is not None:
+            return int(self.fallback.choose(game))
+        seconds = max(left, 0.1 * self.time, 0.001)
+        if native.players == 2:
+            return int(AlphaBeta(time=seconds, seed=self.seed).choose(game))
+        return int(MCTS(time=seconds, seed=self.seed).choose(game))
+
+    def search(self, game: Any) -> PerfectDecision:
+        """The move and what it rests on (see ``PerfectDecision``); ``GameOverError`` once the
+        game is won; Ctrl-C stops it."""
+        native = _live(game)
+        start = _time.perf_counter()
+        deadline = start + self.time
+        if native.players != 2:
+            cell = self._fallback_move(game, native, self.time)
+            return PerfectDecision(cell, 0, _time.perf_counter() - start, "fallback")
+        if self.book:
+            rules = Rules(native.opening, native.burst).name
+            found = book_for(native.width, native.height, rules)
+            known = found.move(native) if found is not None else None
+            if known is not None and native.is_legal(known):
+                return PerfectDecision(known, 0, _time.perf_counter() - start, "win", book=True)
+        with self._lock:
+            table = self._table(native)
+            # Most of the time for the proof; what is left finds the lengths or the fallback.
+            winner, line, work, _, _, _ = _core.prove(native, table, 0.7 * self.time)
+        mover = native.to_move
+        kind, plies = "fallback", None
+        if winner is not None and line:
+            exact = _exact(native, deadline)
+            wins = [(p, c) for c, w, p in exact or () if w == mover]
+            if winner == mover:
+                kind, cell = "win", line[0]
+                if wins:  # the fastest win
+                    plies, cell = min(wins)
+            else:
+                kind = "hold"
+                if exact is not None:  # the longest hold
+                    plies, cell = max((p, -c) for c, w, p in exact)
+                    cell = -cell
+                else:
+                    cell = self._fallback_move(game, native, deadline - _time.perf_counter())
+        else:
+            cell = self._fallback_move(game, native, deadline - _time.perf_counter())
+        return PerfectDecision(int(cell), int(work), _time.perf_counter() - start, kind, plies)
+
+    def choose(self, game: Any) -> int:
+        """The move: ``search(game).cell``."""
+        return self.search(game).cell

@@ -1,0 +1,179 @@
+"""``colorwars.ai.Perfect`` and the books it plays from (issue 19, section 4): perfect play
+where the game is proven, instant from the first move on the solved boards the package has a
+book for, a clear error for a damaged book."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import colorwars
+import pytest
+from colorwars import _core, ai
+from colorwars.errors import FileError, InvalidPlayerError
+from colorwars.perfect import (
+    Perfect,
+    _symmetries,
+    book_for,
+    books,
+    position_key,
+    read_book,
+    walk_book,
+)
+from colorwars.players import parse_player
+
+# What the books must cover: every colorwars board up to 5x5 (the second player wins each)
+# and the classic boards up to 3x4 (the first player wins), docs/solver.md.
+SOLVED = [
+    (3, 3, "colorwars", 1), (3, 4, "colorwars", 1), (4, 3, "colorwars", 1),
+    (4, 4, "colorwars", 1), (4, 5, "colorwars", 1), (5, 4, "colorwars", 1),
+    (5, 5, "colorwars", 1), (3, 3, "classic", 0), (3, 4, "classic", 0), (4, 3, "classic", 0),
+]  # fmt: skip
+
+
+def test_the_package_has_a_book_for_every_board_proven_in_seconds() -> None:
+    assert {(w, h, r) for w, h, r, _ in SOLVED} <= set(books())
+    for w, h, rules, winner in SOLVED:
+        book = book_for(w, h, rules)
+        assert book is not None
+        assert (book.width, book.height, book.rules, book.winner) == (w, h, rules, winner)
+        assert book.complete
+
+
+@pytest.mark.parametrize(("width", "height", "rules", "winner"), SOLVED)
+def test_every_book_wins_every_game_of_its_strategy(
+    width: int, height: int, rules: str, winner: int
+) -> None:
+    # The loser plays every legal move, the winner the book's, to the end of every game.
+    book = book_for(width, height, rules)
+    assert book is not None
+    assert walk_book(book) >= len(book.moves)
+
+
+def test_the_key_is_the_same_for_every_symmetric_image_and_moves_map_back() -> None:
+    g = colorwars.Game(5, 5)
+    for move in ("b1", "c3", "b1"):
+        g.play(move)
+    key, image = position_key(g._native)
+    text = g.to_text()
+    for perm in _symmetries(5, 5):
+        rows = text.split()[3].split("/")
+        cells = [tok for row in rows for tok in _tokens(row)]
+        mirrored = ["."] * 25
+        for cell, to in enumerate(perm):
+            mirrored[to] = cells[cell]
+        board = "/".join("".join(mirrored[r * 5 : r * 5 + 5]) for r in range(5))
+        fields = text.split()
+        fields[3] = board
+        other = _core.NativeGame.from_text(" ".join(fields))
+        assert position_key(other)[0] == key
+    # A rectangle has four symmetries, a square eight.
+    assert len(_symmetries(4, 5)) == 4
+    assert len(_symmetries(5, 5)) == 8
+    assert image in _symmetries(5, 5)
+
+
+def _tokens(row: str) -> list[str]:
+    out, i = [], 0
+    while i < len(row):
+        if row[i] == ".":
+            out.append(".")
+            i += 1
+        else:
+            j = i
+            while row[j].isdigit():
+                j += 1
+            out.append(row[i : j + 1])
+            i = j + 1
+    return out
+
+
+OPPONENTS = {
+    "random": lambda seed: ai.Random(seed=seed),
+    "greedy": lambda seed: ai.Greedy(seed=seed),
+    "mcts": lambda seed: ai.MCTS(time=0.02, seed=seed),
+    "alphabeta": lambda seed: ai.AlphaBeta(time=0.02, seed=seed),
+}
+
+
+@pytest.mark.parametrize("opponent", sorted(OPPONENTS))
+def test_perfect_as_the_second_player_on_5x5_colorwars_never_loses(opponent: str) -> None:
+    # The full count (200 games each, every opponent at 0.1 s a move) is benchmarks/perfect.py.
+    perfect = Perfect(time=0.1)
+    for seed in range(6):
+        other = OPPONENTS[opponent](seed)
+        g = colorwars.Game(5, 5)
+        while g.winner is None:
+            if g.to_move == 0:
+                g.play(other.choose(g))
+            else:
+                d = perfect.search(g)
+                assert d.kind == "win"
+                assert d.book  # instant: every move from the book, no search
+                assert d.work == 0
+                g.play(d.cell)
+        assert g.winner == 1
+
+
+def test_perfect_holds_out_longest_when_lost_and_wins_fastest() -> None:
+    # 3x3 colorwars is lost for the first player (RULES.md, docs/solver.md): Perfect as a
+    # plays the move that lasts longest; every move's exact length is the solver's.
+    g = colorwars.Game(3, 3)
+    d = Perfect(time=2).search(g)
+    assert d.kind == "hold"
+    exact = colorwars.solve(g).moves
+    assert d.plies == max(p for _, p in exact.values()) == exact[d.cell][1]
+    # 2x3 classic is won for a, the mover; without a book the search proves it and the
+    # exact solver picks the fastest win.
+    g = colorwars.Game(2, 3, rules="classic")
+    d = Perfect(time=2, book=False).search(g)
+    assert d.kind == "win"
+    assert not d.book
+    solution = colorwars.solve(g)
+    assert solution.winning_moves()[0] == d.cell or solution.moves[d.cell] == (0, d.plies)
+    assert d.plies == min(p for w, p in solution.moves.values() if w == 0)
+
+
+def test_perfect_falls_back_where_nothing_is_proven() -> None:
+    g = colorwars.Game(8, 8, rules="classic")
+    d = Perfect(time=0.05).search(g)
+    assert d.kind == "fallback"
+    assert d.cell in g.legal_moves()
+    three = colorwars.Game(4, 4, players=3)
+    d = Perfect(time=0.05).search(three)
+    assert d.kind == "fallback"
+    assert d.cell in three.legal_moves()
+    d = Perfect(time=0.05, fallback="greedy").search(g)
+    assert d.cell in g.legal_moves()
+    assert Perfect(fallback="greedy").name == "perfect(1s)[fallback=greedy]"
+
+
+def test_perfect_is_a_player_everywhere() -> None:
+    assert parse_player("perfect").name == "perfect(1s)"
+    assert parse_player("perfect:time=0.1").name == "perfect(0.1s)"
+    with pytest.raises(InvalidPlayerError, match="perfect settings"):
+        parse_player("perfect:depth=3")
+    with pytest.raises(InvalidPlayerError, match="time"):
+        Perfect(time=-1)
+    with pytest.raises(InvalidPlayerError, match="not one of the engine's batch players"):
+        Perfect().native_spec()
+    result = ai.match(["random", Perfect(time=0.05)], 4, 4, 4)
+    assert result["winners"].tolist() == [1, 1, 1, 1]
+    lad = ai.ladder(["perfect", "greedy"], 2, 3, 3, rules="colorwars", time=0.05)
+    assert lad.wins[0, 1] >= 1  # it wins as the second player at least
+
+
+def test_a_damaged_book_is_a_clear_error_naming_it(tmp_path: Path) -> None:
+    book = book_for(5, 5, "colorwars")
+    assert book is not None
+    data = bytearray(Path(book.path).read_bytes())
+    damaged = tmp_path / "5x5-colorwars.book"
+    data[-3] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(FileError, match=re.escape(f"invalid book {damaged}")):
+        read_book(damaged)
+    with pytest.raises(FileError, match="no such file"):
+        read_book(tmp_path / "missing.book")
+    (tmp_path / "short.book").write_bytes(b"colorwars book 1\n{")
+    with pytest.raises(FileError, match=r"short\.book"):
+        read_book(tmp_path / "short.book")
