@@ -13,9 +13,8 @@ import argparse
 import collections
 import time
 
-from _results import write_results
-
 import colorwars
+from _results import write_results
 from colorwars import ai
 
 
