@@ -10,6 +10,7 @@ write, and the rules page shows the one rules document.
   in a sentence what was measured where.
 - ``{{ include:PATH }}`` is the text of ``PATH`` (from the top of the repository), its headings
   one level down.
+- ``{{ solved:table }}`` is the table of solved boards, from ``seeds/solved.json``.
 
 A placeholder right after a backtick (`` `{{ bench:NAME:KEY }}` ``, in code) is left as it
 is, so pages can show the syntax. A missing file, a missing key or a bad spec stops the build
@@ -25,7 +26,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
-PLACEHOLDER = re.compile(r"\{\{\s*(bench|include):([^}|]+?)\s*(?:\|\s*([^}]*?)\s*)?\}\}")
+PLACEHOLDER = re.compile(r"\{\{\s*(bench|include|solved):([^}|]+?)\s*(?:\|\s*([^}]*?)\s*)?\}\}")
 SCALES = {"M": 1e6, "k": 1e3, "u": 1e-6}
 
 
@@ -97,6 +98,28 @@ def include(path: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def solved_table() -> str:
+    """``seeds/solved.json`` as a Markdown table."""
+    path = ROOT / "seeds" / "solved.json"
+    try:
+        boards = json.loads(path.read_text(encoding="utf-8"))["boards"]
+    except (OSError, ValueError, KeyError) as error:
+        raise PlaceholderError(f"cannot read {path.relative_to(ROOT)}: {error}") from None
+    lines = [
+        "| board | rules | winner | plies | positions | method | s | command |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for b in boards:
+        who = {"a": "a (first)", "b": "b (second)"}[b["winner"]]
+        plies = "not known" if b["plies"] is None else str(b["plies"])
+        method = {"alphabeta": "alpha-beta", "pn": "proof-number"}[b["method"]]
+        lines.append(
+            f"| {b['board']} | {b['rules']} | {who} | {plies} | {b['positions']:,} | {method} "
+            f"| {b['seconds']:g} | `{b['command']}` |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def fill(markdown: str, page: str = "a page") -> str:
     """``markdown`` with every placeholder filled."""
 
@@ -107,6 +130,10 @@ def fill(markdown: str, page: str = "a page") -> str:
         try:
             if kind == "include":
                 return include(body)
+            if kind == "solved":
+                if body != "table":
+                    raise PlaceholderError("the solved boards are written {{ solved:table }}")
+                return solved_table()
             name, sep, key = body.partition(":")
             if not sep or not key:
                 raise PlaceholderError("a figure is written {{ bench:NAME:KEY }}")

@@ -1,0 +1,59 @@
+"""``seeds/solved.json``, the table of solved boards (issue 19, section 5): well formed, in
+the docs, and every entry that takes less than a minute proven again here by its method."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import colorwars
+import pytest
+
+SOLVED = Path(__file__).resolve().parent.parent / "seeds" / "solved.json"
+
+
+def entries() -> list[dict[str, Any]]:
+    data = json.loads(SOLVED.read_text(encoding="utf-8"))
+    assert (data["format"], data["version"]) == ("colorwars solved", 1)
+    boards: list[dict[str, Any]] = data["boards"]
+    return boards
+
+
+def test_every_entry_is_well_formed_and_once() -> None:
+    seen = set()
+    for e in entries():
+        assert set(e) == {"board", "rules", "winner", "plies", "positions", "method", "seconds",
+                          "command"}  # fmt: skip
+        w, _, h = e["board"].partition("x")
+        assert 2 <= int(w) <= 32
+        assert 2 <= int(h) <= 32
+        assert e["rules"] in ("colorwars", "classic")
+        assert e["winner"] in ("a", "b")
+        assert e["method"] in ("alphabeta", "pn")
+        # Only the alpha-beta solver finds the length; proof-number search the winner.
+        assert (e["plies"] is None) == (e["method"] == "pn")
+        assert e["positions"] > 0
+        assert e["seconds"] >= 0
+        assert e["command"].split()[0] in ("colorwars", "cargo")
+        assert (e["board"], e["rules"]) not in seen
+        seen.add((e["board"], e["rules"]))
+    # What the README and the docs claim is in the table.
+    assert {("5x5", "colorwars"), ("4x4", "classic")} <= seen
+
+
+QUICK = [e for e in entries() if e["seconds"] < 60]
+
+
+@pytest.mark.parametrize("entry", QUICK, ids=[f"{e['board']}-{e['rules']}" for e in QUICK])
+def test_every_quick_entry_is_proven_again(entry: dict[str, Any]) -> None:
+    w, _, h = entry["board"].partition("x")
+    width, height = int(w), int(h)
+    if entry["method"] == "alphabeta":
+        s = colorwars.solve(width, height, rules=entry["rules"], cache=False)
+        assert ("ab"[s.winner], s.plies) == (entry["winner"], entry["plies"])
+    else:
+        p = colorwars.prove(width, height, rules=entry["rules"])
+        assert p.complete
+        assert p.winner is not None
+        assert "ab"[p.winner] == entry["winner"]
