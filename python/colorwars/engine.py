@@ -591,9 +591,10 @@ class Client:
                 f"cannot start engine {shlex.join(args)}: {e.strerror or e}"
             ) from None
         threading.Thread(target=self._read, name="colorwars engine reader", daemon=True).start()
-        threading.Thread(
+        self._errors = threading.Thread(
             target=self._read_errors, name="colorwars engine stderr", daemon=True
-        ).start()
+        )
+        self._errors.start()
         try:
             answer = self.request("protocol")
             words = answer.split()
@@ -626,6 +627,7 @@ class Client:
             status = self._process.wait(timeout=1)
         except subprocess.TimeoutExpired:
             status = None
+        self._errors.join(timeout=1)  # its last words, read to the end
         said = f" (its last words: {self._stderr[-1]!r})" if self._stderr else ""
         how = "ended its output" if status is None else f"exited with status {status}"
         return self._failed(f"{how}{said}")
