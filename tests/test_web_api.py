@@ -492,11 +492,12 @@ def test_the_static_files_ship_in_the_package(client: TestClient) -> None:
 # ---- the command line ---------------------------------------------------------------------
 
 
-def test_serve_on_the_command_line() -> None:
+def test_serve_on_the_command_line(tmp_path: Any) -> None:
     """`colorwars serve --port 0` listens on 127.0.0.1 on a free port, says where, serves the
     page and the API, and stops on Ctrl-C with status 0."""
+    db = str(tmp_path / "games.sqlite3")
     with subprocess.Popen(
-        [sys.executable, "-m", "colorwars.cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "colorwars.cli", "serve", "--port", "0", "--db", db],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -517,10 +518,11 @@ def test_serve_on_the_command_line() -> None:
     assert code == 0
 
 
-def test_serve_refuses_bad_ports() -> None:
+def test_serve_refuses_bad_ports(tmp_path: Any) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[str]:
+        db = str(tmp_path / "games.sqlite3")
         return subprocess.run(
-            [sys.executable, "-m", "colorwars.cli", "serve", *args],
+            [sys.executable, "-m", "colorwars.cli", "serve", "--db", db, *args],
             capture_output=True,
             text=True,
             timeout=30,

@@ -638,12 +638,13 @@ def cmd_serve(args: argparse.Namespace, console: Console) -> int:
         raise missing_extra(
             "web", f"colorwars serve needs the web extra ({e.name} is missing)", e.name
         ) from None
-    serve(
-        args.host,
-        args.port,
-        open_browser=args.open,
-        announce=lambda url: console.print(Text(f"colorwars: playing at {url} (Ctrl-C stops)")),
-    )
+
+    def announce(line: str) -> None:
+        if line.startswith("http"):
+            line = f"playing at {line} (Ctrl-C stops)"
+        console.print(Text(f"colorwars: {line}"), soft_wrap=True)
+
+    serve(args.host, args.port, open_browser=args.open, announce=announce, db=args.db)
     # Every client has had its answer. A search abandoned at shutdown may still be running
     # natively in a worker thread; the interpreter must not be finalised under it (a native
     # thread coming back into a finalised interpreter can crash the process), so the process
@@ -979,6 +980,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     serve.add_argument("--port", type=_count, default=8000, help="port, 0 for any free one (8000)")
     serve.add_argument("--open", action="store_true", help="open the page in a browser")
+    serve.add_argument(
+        "--db",
+        metavar="PATH",
+        default=None,
+        help="the SQLite file the games are kept in (web-games.sqlite3 in the user's data folder)",
+    )
     serve.set_defaults(run=cmd_serve)
     return parser
 

@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import os
 import socket
 import threading
 import time
@@ -42,16 +43,20 @@ from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from colorwars import _validate as check
+from colorwars._common import PLAYER_LETTERS
 from colorwars.errors import BackendError, ConfigError, show
 from colorwars.web import store as limits
+from colorwars.web.db import GameDB, default_path
+from colorwars.web.online import Hub, RateLimit
 from colorwars.web.store import (
     DEFAULT_ANALYSIS,
+    HUMAN,
     MAX_SIMULATIONS,
     GameStore,
     LiveGame,
@@ -127,6 +132,22 @@ def _api(handler: Callable[[Request], Awaitable[Any]], status: int = 200) -> End
     return endpoint
 
 
+def _events(handler: Endpoint) -> Endpoint:
+    """An endpoint answering a stream, or an error as JSON (as ``_api``)."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except Exception as e:
+            answer = error_json(e)
+            if answer is None:
+                raise
+            code, body = answer
+            return JSONResponse(body, status_code=code)
+
+    return endpoint
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     """Starlette's own errors (unknown path, wrong method) as JSON too."""
     assert isinstance(exc, HTTPException)
@@ -159,6 +180,8 @@ class _Work:
             limits.MAX_REPLAYS,
             limits.REPLAY_WAIT_SECONDS,
         )
+        self.hub = Hub()
+        self.hub_loop: asyncio.AbstractEventLoop | None = None  # the loop the hub runs on
         self._stops: set[asyncio.Future[None]] = set()
         self._closed = False
 
@@ -166,12 +189,18 @@ class _Work:
         self._closed = False
         self.ai.open()
         self.replay.open()
+        self.hub.open()
 
     def close(self) -> None:
-        """The server is stopping: answers every request waiting for work or for its body."""
+        """The server is stopping: answers every request waiting for work or for its body,
+        and ends every event stream."""
         self._closed = True
         self.ai.close()
         self.replay.close()
+        loop = self.hub_loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has closed
+                loop.call_soon_threadsafe(self.hub.close)
         for stop in list(self._stops):
             with contextlib.suppress(RuntimeError):  # its loop has closed
                 stop.get_loop().call_soon_threadsafe(_stop, stop)
@@ -262,15 +291,84 @@ def index_html() -> str:
     return (files("colorwars.web") / "static" / "index.html").read_text(encoding="utf-8")
 
 
-def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None = None) -> Starlette:
+def bearer(request: Request) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header, or None."""
+    header = request.headers.get("authorization", "")
+    kind, _, token = header.partition(" ")
+    return token.strip() or None if kind.lower() == "bearer" else None
+
+
+def create_app(
+    store: GameStore | None = None,
+    allowed_hosts: list[str] | None = None,
+    rate: RateLimit | None = None,
+    hub: Hub | None = None,
+) -> Starlette:
     """The web app: the page at ``/``, its files under ``/static/``, the API under ``/api/``.
     ``allowed_hosts`` restricts the Host header to those names (``serve`` passes
-    ``allowed_hosts_for`` its address when it listens on loopback, against DNS rebinding)."""
+    ``allowed_hosts_for`` its address when it listens on loopback, against DNS rebinding).
+    ``store`` keeps the games (in memory unless it has a database); ``rate`` limits the
+    requests on online games per client, ``hub`` bounds the event streams."""
     games = store if store is not None else GameStore()
     work = _Work()
+    if hub is not None:
+        work.hub = hub
+    limit = rate if rate is not None else RateLimit()
 
     def live(request: Request) -> LiveGame:
-        return games.get(request.path_params["id"])
+        game = games.get(request.path_params["id"])
+        if game.online:
+            limit.check(client_of(request))
+        return game
+
+    def seat_of(request: Request, game: LiveGame) -> int:
+        """The seat whose token the request carries; 403 for an online game without one of
+        its tokens (any seat for an offline game: -1)."""
+        if not game.online:
+            return -1
+        seat = game.seat_of(bearer(request))
+        if seat is None:
+            why = "carries no token" if bearer(request) is None else "carries a token of no seat"
+            raise RequestError(
+                403,
+                "Forbidden",
+                f"game {game.id} is online and this request {why}: send "
+                "Authorization: Bearer TOKEN, the token of your seat's link",
+            )
+        return seat
+
+    def to_move(request: Request, game: LiveGame) -> None:
+        """403 unless the request may move for the player to move: in an online game, that
+        player's own token (an AI seat: any seat's token)."""
+        seat = seat_of(request, game)
+        if seat < 0 or game.seats[game.game.to_move] != HUMAN or game.game.winner is not None:
+            return
+        if seat != game.game.to_move:
+            letter = PLAYER_LETTERS[game.game.to_move]
+            raise RequestError(
+                403,
+                "Forbidden",
+                f"it is player {letter}'s turn, and this token is player "
+                f"{PLAYER_LETTERS[seat]}'s: only {letter}'s token moves for {letter}",
+            )
+
+    def changed(game: LiveGame, kind: str, state: dict[str, Any]) -> dict[str, Any]:
+        """Tells every listener of the game; the state answered."""
+        work.hub_loop = asyncio.get_running_loop()
+        work.hub.publish(game.id, kind, state)
+        return state
+
+    def saved(game: LiveGame, undo: Callable[[], object]) -> None:
+        """Writes the changed game to the database; undoes the change if it is refused."""
+        try:
+            games.save(game)
+        except RequestError:
+            undo()
+            raise
+
+    def pop(game: LiveGame) -> None:
+        game.game.pop()
+        game.movers.pop()
 
     async def read(request: Request) -> object:
         return await work.unless_closed(read_json(request))
@@ -287,34 +385,78 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
     async def new_game(request: Request) -> Any:
         data = await read(request)
         client = client_of(request)
+        if isinstance(data, dict) and data.get("online") is True:
+            limit.check(client)
         if isinstance(data, dict) and "record" in data:
             # A record replays every move: off the event loop, like any long work.
             game = await work.replay.run(client, build, data)
         else:
             game = build(data)
         games.add(game, client)
-        return game.state()
+        state = game.state()
+        if game.online:
+            tokens, game.pending_tokens = game.pending_tokens, {}
+            assert game.creator is not None
+            base = str(request.base_url)
+            state["seat"] = game.creator
+            state["token"] = tokens[game.creator]
+            links = {
+                PLAYER_LETTERS[p]: f"{base}?game={game.id}&token={t}"
+                for p, t in tokens.items()
+                if p != game.creator
+            }
+            links["spectator"] = f"{base}?game={game.id}"
+            state["links"] = links
+        return state
+
+    async def list_games(request: Request) -> Any:
+        return {"games": games.recent(client_of(request))}
 
     async def get_game(request: Request) -> Any:
-        return live(request).state()
+        game = live(request)
+        state = game.state()
+        if game.online:
+            state["seat"] = game.seat_of(bearer(request))
+        return state
 
     async def delete_game(request: Request) -> Any:
         game_id = request.path_params["id"]
+        game = live(request)
+        if game.online and seat_of(request, game) != game.creator:
+            raise RequestError(403, "Forbidden", "only the creator's token deletes an online game")
         games.delete(game_id)
+        work.hub.publish(game_id, "deleted", {"id": game_id, "deleted": game_id})
         return {"deleted": game_id}
+
+    async def events(request: Request) -> Response:
+        game = live(request)
+        stream = work.hub.stream(game.id, client_of(request), game.state())
+        work.hub_loop = asyncio.get_running_loop()
+        return StreamingResponse(
+            stream,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
 
     async def move(request: Request) -> Any:
         game = live(request)
         b = await body(request, ("cell", "ply"), "move")
         game.guard()
+        to_move(request, game)
         if "cell" not in b:
             raise RequestError(400, "BadRequest", 'a move needs a cell, e.g. {"cell": "c3"}')
-        return game.play(b["cell"], b.get("ply"))
+        state = game.play(b["cell"], b.get("ply"))
+        saved(game, lambda: pop(game))
+        return changed(game, "move", state)
 
     async def ai_move(request: Request) -> Any:
         game = live(request)
         b = await body(request, ("ai", "ply"), "AI move")
         game.guard()
+        if game.online:
+            seat_of(request, game)
+            if game.seats[game.game.to_move] == HUMAN:
+                to_move(request, game)
         game.check_ply(b.get("ply"))
         player, name = game.ai_for_seat(b.get("ai"))
         position = game.game.copy()
@@ -324,13 +466,32 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
             decision = await work.ai.run(client_of(request), player.search, position)
         finally:
             game.busy = False
-        return game.play_ai(decision.cell, mover, name, decision.work, decision.seconds)
+        state = game.play_ai(decision.cell, mover, name, decision.work, decision.seconds)
+        saved(game, lambda: pop(game))
+        return changed(game, "move", state)
 
     async def undo(request: Request) -> Any:
         game = live(request)
         b = await body(request, ("plies",), "undo")
         game.guard()
-        return game.undo(b.get("plies", 1))
+        seat = seat_of(request, game)
+        # Online, a seat takes back its own last move, before anyone has answered it.
+        if seat >= 0 and (b.get("plies", 1) != 1 or not game.movers or game.movers[-1] != seat):
+            raise RequestError(
+                403,
+                "Forbidden",
+                "in an online game a seat takes back only its own last move, one ply, "
+                "before the next player has moved",
+            )
+        state = game.undo(b.get("plies", 1))
+
+        def redo() -> None:
+            for m in reversed(state["undone"]):
+                game.game.play(m["cell"])
+                game.movers.append(m["player"])
+
+        saved(game, redo)
+        return changed(game, "undo", state)
 
     async def hint(request: Request) -> Any:
         game = live(request)
@@ -374,6 +535,7 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
         Route("/", page),
         Route("/api/options", _api(get_options)),
         Route("/api/games", _api(new_game, 201), methods=["POST"]),
+        Route("/api/games", _api(list_games), methods=["GET"]),
         Route("/api/games/{id}", _api(get_game), methods=["GET"]),
         Route("/api/games/{id}", _api(delete_game), methods=["DELETE"]),
         Route("/api/games/{id}/moves", _api(move), methods=["POST"]),
@@ -383,6 +545,7 @@ def create_app(store: GameStore | None = None, allowed_hosts: list[str] | None =
         Route("/api/games/{id}/analysis", _api(analysis), methods=["POST"]),
         Route("/api/games/{id}/record", _api(record), methods=["GET"]),
         Route("/api/games/{id}/history", _api(history), methods=["GET"]),
+        Route("/api/games/{id}/events", _events(events), methods=["GET"]),
         Mount("/static", StaticFiles(packages=[("colorwars.web", "static")]), name="static"),
     ]
     middleware = []
@@ -421,9 +584,12 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def _server(host: str, port: int, app: Starlette | None) -> tuple[Any, socket.socket, str]:
+def _server(
+    host: str, port: int, app: Starlette | None, store: GameStore | None = None
+) -> tuple[Any, socket.socket, str]:
     """A uvicorn server for the app, its listening socket and its address. Shutting down, the
-    server first closes the app's worker pools, which answers every waiting request."""
+    server first closes the app's worker pools, which answers every waiting request. Without
+    an app, one on ``store`` (None: games in memory)."""
     try:
         import uvicorn
     except ModuleNotFoundError:
@@ -432,7 +598,7 @@ def _server(host: str, port: int, app: Starlette | None) -> tuple[Any, socket.so
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{sock.getsockname()[1]}/"
     if app is None:
-        app = create_app(allowed_hosts=allowed_hosts_for(host, sock.getsockname()[0]))
+        app = create_app(store, allowed_hosts=allowed_hosts_for(host, sock.getsockname()[0]))
     work: _Work | None = getattr(app.state, "work", None)
 
     class Server(uvicorn.Server):
@@ -444,6 +610,7 @@ def _server(host: str, port: int, app: Starlette | None) -> tuple[Any, socket.so
 
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             if work is not None:
+                work.hub_loop = asyncio.get_running_loop()
                 work.open()
             await super().startup(sockets)
 
@@ -458,24 +625,68 @@ def _server(host: str, port: int, app: Starlette | None) -> tuple[Any, socket.so
     return Server(config), sock, url
 
 
+def network_urls(host: str, port: int) -> list[str]:
+    """The page's addresses for other machines when the server listens on ``host`` (an
+    address of every interface, or one that is not loopback); empty on loopback."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        ip = None
+    if ip is not None and ip.is_loopback:
+        return []
+    if ip is not None and not ip.is_unspecified:
+        return [f"http://{host if ip.version == 4 else f'[{host}]'}:{port}/"]
+    found: list[str] = []
+    # The address this machine reaches others from (a UDP socket sends nothing).
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("192.0.2.1", 9))
+        found.append(str(probe.getsockname()[0]))
+    with contextlib.suppress(OSError):
+        for *_, address in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            name = str(address[0])
+            if name not in found:
+                found.append(name)
+    return [f"http://{a}:{port}/" for a in found if not a.startswith("127.")]
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     open_browser: bool = False,
     announce: Callable[[str], object] = print,
+    db: str | os.PathLike[str] | None = None,
 ) -> None:
     """Serves the web app until Ctrl-C (``colorwars serve``). Listens on 127.0.0.1 unless told
     otherwise (on an address that is not loopback any Host header is accepted, so other
-    machines can reach it by address); ``announce`` gets the page's address once the server
-    is up. Ctrl-C answers every request waiting for AI work (503) and stops at once."""
+    machines can reach it by address); keeps the games in the SQLite file ``db`` (None: the
+    user's data folder), a ``FileError`` naming it if it is damaged. ``announce`` gets the
+    page's address once the server is up and, listening beyond loopback, a line saying so
+    and the addresses to share. Ctrl-C answers every request waiting for AI work (503) and
+    stops at once."""
     check.flag(open_browser, "open_browser")
-    server, sock, url = _server(host, port, None)
+    try:
+        import uvicorn  # noqa: F401  # before the database: a missing extra says so first
+    except ModuleNotFoundError:
+        raise BackendError("the web app needs uvicorn: pip install 'colorwars[web]'") from None
+    store = GameStore(db=GameDB(default_path() if db is None else db))
+    try:
+        server, sock, url = _server(host, port, None, store)
+    except BaseException:
+        assert store.db is not None
+        store.db.close()
+        raise
+    shared = network_urls(host, sock.getsockname()[1])
 
     def ready() -> None:
         while not server.started and not server.should_exit:
             threading.Event().wait(0.05)
         if server.started:
             announce(url)
+            if shared or allowed_hosts_for(host, sock.getsockname()[0]) is None:
+                announce(
+                    "reachable from the network: anyone who can reach this machine can open "
+                    "the page; share " + (", ".join(shared) or "this machine's address")
+                )
             if open_browser:
                 webbrowser.open(url)
 
@@ -486,18 +697,26 @@ def serve(
         pass  # Ctrl-C is how the server stops; it has answered every request by now
     finally:
         sock.close()
+        assert store.db is not None
+        store.db.close()
 
 
 @contextmanager
-def serving(host: str = "127.0.0.1", port: int = 0, app: Starlette | None = None) -> Iterator[str]:
+def serving(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    app: Starlette | None = None,
+    store: GameStore | None = None,
+) -> Iterator[str]:
     """The web app served from a background thread for the length of a ``with`` block, on a
     free port unless told otherwise; gives the page's address (for scripts, notebooks and
-    tests)::
+    tests). Its games are in memory unless ``store`` says otherwise (a ``GameStore`` on a
+    database)::
 
         with serving() as url:
             ...  # e.g. urllib.request.urlopen(url + "api/options")
     """
-    server, sock, url = _server(host, port, app)
+    server, sock, url = _server(host, port, app, store)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     try:

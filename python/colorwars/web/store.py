@@ -15,6 +15,9 @@ True
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
 import os
 import secrets
 import time
@@ -38,6 +41,7 @@ from colorwars.game import Game
 from colorwars.players import MCTS, AlphaBeta, Greedy, Random, parse_player
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS
+from colorwars.web.db import GameDB, StoreError
 
 __all__ = [
     "AI_SECONDS",
@@ -52,6 +56,8 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_GAMES_PER_CLIENT",
     "MAX_LIVE_GAMES",
+    "MAX_ONLINE_GAMES",
+    "MAX_ONLINE_GAMES_PER_CLIENT",
     "MAX_REPLAYS",
     "MAX_REPLAYS_PER_CLIENT",
     "MAX_SIMULATIONS",
@@ -76,6 +82,10 @@ HUMAN = "human"
 # (a 32x32 game of 6,000 plies holds about 9 MB):
 MAX_GAMES_PER_CLIENT = 100
 MAX_LIVE_GAMES = 500
+# Online games (a link for each seat, moves pushed to every browser watching): in all, and per
+# client (beyond it, the client's online game left alone longest is forgotten).
+MAX_ONLINE_GAMES = 100
+MAX_ONLINE_GAMES_PER_CLIENT = 20
 # Every AI search's budget and time:
 MAX_SIMULATIONS = 200_000
 MAX_DEPTH = 10
@@ -252,6 +262,76 @@ class LiveGame:
     movers: list[int] = field(default_factory=list)
     busy: bool = False  # an AI search is running for it: other changes wait
     client: str = "local"  # who started it (the store bounds the games of each client)
+    # An online game's seats: the SHA-256 digest of each human seat's token (the tokens
+    # themselves are given once, to their holders, and kept nowhere), and the creator's seat.
+    tokens: dict[int, str] = field(default_factory=dict)
+    creator: int | None = None
+    # The tokens of a game just made online, until the request that made it has answered.
+    pending_tokens: dict[int, str] = field(default_factory=dict, repr=False)
+    used: float = 0.0  # when it was last used (time.time()), for the store's bounds
+
+    @property
+    def online(self) -> bool:
+        return bool(self.tokens)
+
+    def seat_of(self, token: str | None) -> int | None:
+        """The seat whose token this is, or None (no token, or not one of this game's)."""
+        if not token or not self.tokens:
+            return None
+        digest = token_digest(token)
+        for seat, known in self.tokens.items():
+            if hmac.compare_digest(digest, known):
+                return seat
+        return None
+
+    def to_data(self) -> dict[str, Any]:
+        """What rebuilds the game (``from_data``): for the database."""
+        g = self.game
+        return {
+            "version": 1,
+            "width": g.width,
+            "height": g.height,
+            "players": g.players,
+            "rules": g.rules.name,
+            "first": self.first,
+            "start": self.start,
+            "seats": list(self.seats),
+            "seed": self.seed,
+            "moves": g.moves()[len(g.moves()) - len(self.movers) :],
+            "movers": list(self.movers),
+            "tokens": {str(k): v for k, v in self.tokens.items()},
+            "creator": self.creator,
+        }
+
+    @classmethod
+    def from_data(cls, game_id: str, client: str, data: object) -> LiveGame:
+        """The game a ``to_data`` object describes, every move replayed on the engine;
+        ``ValueError`` (or a ``ColorwarsError``) if it does not describe one."""
+        if not isinstance(data, dict) or data.get("version") != 1:
+            raise ValueError("not a game of this version")
+        start = data["start"]
+        if start is not None:
+            game = Game.from_text(start)
+        else:
+            game = Game(data["width"], data["height"], data["players"], data["rules"],
+                        data["first"])  # fmt: skip
+        moves, movers = list(data["moves"]), [int(m) for m in data["movers"]]
+        if len(moves) != len(movers):
+            raise ValueError("its moves and movers differ in length")
+        for cell, mover in zip(moves, movers, strict=True):
+            if game.to_move != mover:
+                raise ValueError("a move's player is not the player to move")
+            game.play(int(cell))
+        seats = tuple(seat_name(s, game.players) for s in data["seats"])
+        if len(seats) != game.players:
+            raise ValueError("its seats are not one a player")
+        tokens = {int(k): str(v) for k, v in dict(data["tokens"]).items()}
+        creator = data["creator"]
+        return cls(
+            id=game_id, game=game, seats=seats, seed=check.seed(data["seed"]), start=start,
+            first=data["first"], movers=movers, client=client, tokens=tokens,
+            creator=None if creator is None else int(creator),
+        )  # fmt: skip
 
     def guard(self) -> None:
         """Refuses a change while an AI search for this game is running."""
@@ -278,6 +358,22 @@ class LiveGame:
             "owners": g.owners(),
             "moves": [_move(g, c, p) for c, p in zip(g.moves(), self.movers, strict=True)],
             "start": self.start,
+            "online": self.online,
+        }
+
+    def summary(self) -> dict[str, Any]:
+        """A line of the recent games' list: no board, no moves, no tokens."""
+        g = self.game
+        return {
+            "id": self.id,
+            "width": g.width,
+            "height": g.height,
+            "rules": g.rules.name,
+            "seats": list(self.seats),
+            "ply": g.ply,
+            "winner": g.winner,
+            "online": self.online,
+            "used": round(self.used, 3),
         }
 
     def check_ply(self, ply: object) -> None:
@@ -416,44 +512,136 @@ def _first(value: object, players: int) -> object:
 
 
 NEW_GAME_FIELDS = ("width", "height", "players", "rules", "first", "seats", "seed", "position",
-                   "record")  # fmt: skip
+                   "record", "online")  # fmt: skip
 
 
 class GameStore:
-    """The live games: at most ``per_client`` of one client and ``limit`` in all. A client's
-    new game beyond its own bound forgets that client's game left alone longest; a new game
-    beyond the total bound forgets the game left alone longest of the client holding the
-    most, so that no client can make the server forget the games of another that holds
-    fewer. A game whose AI is thinking is never forgotten (503 when every candidate is busy).
-    Ids are random, so one game's id says nothing about another's."""
+    """The games: at most ``per_client`` of one client and ``limit`` in all, of which at
+    most ``online_limit`` online (``online_per_client`` of one client). A client's new game
+    beyond its own bound forgets that client's game left alone longest; a new game beyond the
+    total bound forgets the game left alone longest of the client holding the most, so that no
+    client can make the server forget the games of another that holds fewer. A game whose AI
+    is thinking is never forgotten (503 when every candidate is busy). A new online game
+    beyond the server's online bound is refused (503). Ids are random, so one game's id says
+    nothing about another's.
 
-    def __init__(self, limit: int = MAX_LIVE_GAMES, per_client: int = MAX_GAMES_PER_CLIENT) -> None:
+    With a ``db`` (``db.GameDB``), every game is kept in it: each change is written before it
+    is answered (and undone if the write is refused), and a store made on the same file later
+    (a server restarted) has every game back, rebuilt when first asked for."""
+
+    def __init__(
+        self,
+        limit: int = MAX_LIVE_GAMES,
+        per_client: int = MAX_GAMES_PER_CLIENT,
+        db: GameDB | None = None,
+        online_limit: int = MAX_ONLINE_GAMES,
+        online_per_client: int = MAX_ONLINE_GAMES_PER_CLIENT,
+    ) -> None:
         self.limit = check.whole(limit, "live game limit", 1, 1_000_000)
         self.per_client = check.whole(per_client, "games per client", 1, 1_000_000)
-        self._games: OrderedDict[str, LiveGame] = OrderedDict()  # the least recently used first
+        self.online_limit = check.whole(online_limit, "online game limit", 1, 1_000_000)
+        self.online_per_client = check.whole(
+            online_per_client, "online games per client", 1, 1_000_000
+        )
+        self.db = db
+        # Every game's client (and whether it is online), the least recently used first; the
+        # games rebuilt so far (all of them without a database).
+        self._index: OrderedDict[str, tuple[str, bool]] = OrderedDict()
+        self._games: dict[str, LiveGame] = {}
+        if db is not None:
+            for game_id, client, online in db.index():
+                self._index[game_id] = (client, online)
+            # A database made with higher bounds: the oldest beyond these are forgotten.
+            self._trim()
 
     def __len__(self) -> int:
-        return len(self._games)
+        return len(self._index)
 
     def __contains__(self, game_id: object) -> bool:
-        return game_id in self._games
+        return game_id in self._index
+
+    def _unknown(self, game_id: str) -> RequestError:
+        return RequestError(
+            404,
+            "UnknownGame",
+            f"unknown game {game_id[:40]!r}: it never existed, was deleted, or was "
+            f"forgotten (the server keeps the {self.per_client} games each client used "
+            f"most recently, {self.limit} in all)",
+        )
 
     def get(self, game_id: str) -> LiveGame:
+        if game_id not in self._index:
+            raise self._unknown(game_id)
         live = self._games.get(game_id)
         if live is None:
-            raise RequestError(
-                404,
-                "UnknownGame",
-                f"unknown game {game_id[:40]!r}: it never existed, was deleted, or was "
-                f"forgotten (the server keeps the {self.per_client} games each client used "
-                f"most recently, {self.limit} in all)",
-            )
-        self._games.move_to_end(game_id)
+            live = self._rebuild(game_id)
+        self._index.move_to_end(game_id)
+        live.used = time.time()
+        if self.db is not None:
+            with contextlib.suppress(StoreError):  # only the order of forgetting is lost
+                self.db.touch(game_id, live.used)
         return live
+
+    def _rebuild(self, game_id: str) -> LiveGame:
+        assert self.db is not None
+        client, _ = self._index[game_id]
+        try:
+            data = self.db.load(game_id)
+            if data is None:
+                del self._index[game_id]
+                raise self._unknown(game_id)
+            live = LiveGame.from_data(game_id, client, data)
+        except RequestError:
+            raise
+        except (ValueError, KeyError, TypeError, OverflowError) as e:
+            raise RequestError(
+                500,
+                "DamagedGame",
+                f"game {game_id} in the database {self.db.path} cannot be read back ({e}); "
+                "the other games are not affected",
+            ) from None
+        self._games[game_id] = live
+        return live
+
+    def recent(self, client: str, count: int = 20) -> list[dict[str, Any]]:
+        """The ``count`` games of ``client`` used most recently, newest first (a summary of
+        each: a damaged one is left out)."""
+        found: list[dict[str, Any]] = []
+        for game_id in reversed(self._index):
+            if len(found) >= count:
+                break
+            if self._index[game_id][0] != client:
+                continue
+            live = self._games.get(game_id)
+            try:
+                live = live or self._rebuild(game_id)
+            except RequestError:
+                continue
+            found.append(live.summary())
+        return found
+
+    def save(self, live: LiveGame) -> None:
+        """Writes a game to the database (nothing without one); ``RequestError`` (503,
+        ``StoreFull``) if the database refuses it."""
+        if self.db is None:
+            return
+        try:
+            self.db.save(live.id, live.client, live.used, live.to_data(), live.online)
+        except StoreError as e:
+            raise RequestError(503, "StoreFull", str(e)) from None
 
     def delete(self, game_id: str) -> None:
         self.get(game_id).guard()
-        del self._games[game_id]
+        self._forget(game_id)
+
+    def _forget(self, game_id: str) -> None:
+        if self.db is not None:
+            try:
+                self.db.delete(game_id)
+            except StoreError as e:
+                raise RequestError(503, "StoreFull", str(e)) from None
+        del self._index[game_id]
+        self._games.pop(game_id, None)
 
     def create(self, body: object, client: str = "local") -> LiveGame:
         """A new game from a request body (every field optional): ``width``, ``height``,
@@ -463,12 +651,37 @@ class GameStore:
         self.add(live, client)
         return live
 
+    def _busy_id(self, game_id: str) -> bool:
+        live = self._games.get(game_id)
+        return live is not None and live.busy
+
+    def _trim(self) -> None:
+        while len(self._index) > self.limit:
+            self._forget(next(iter(self._index)))
+
     def add(self, live: LiveGame, client: str = "local") -> None:
         """Keeps a new game of ``client``, forgetting another within the bounds."""
         live.client = client
-        held = Counter(g.client for g in self._games.values())
-        while held[client] >= self.per_client or len(self._games) >= self.limit:
-            idle = [(k, g.client) for k, g in self._games.items() if not g.busy]
+        live.used = time.time()
+        if live.online:
+            online = [k for k, (c, o) in self._index.items() if o]
+            mine = [k for k in online if self._index[k][0] == client and not self._busy_id(k)]
+            if len([k for k in online if self._index[k][0] == client]) >= self.online_per_client:
+                if not mine:
+                    raise RequestError(
+                        503, "TooManyOnlineGames", "every online game of this client is busy"
+                    )
+                self._forget(mine[0])
+            elif len(online) >= self.online_limit:
+                raise RequestError(
+                    503,
+                    "TooManyOnlineGames",
+                    f"the server holds {self.online_limit} online games, the most it takes; "
+                    "try again later",
+                )
+        held = Counter(c for c, _ in self._index.values())
+        while held[client] >= self.per_client or len(self._index) >= self.limit:
+            idle = [(k, c) for k, (c, _) in self._index.items() if not self._busy_id(k)]
             if held[client] >= self.per_client:
                 idle = [(k, c) for k, c in idle if c == client]
                 whose = f"this client holds {self.per_client} games"
@@ -482,9 +695,17 @@ class GameStore:
                     "TooManyGames",
                     f"{whose} and every one it could forget is busy; try again soon",
                 )
-            del self._games[idle[0][0]]
+            self._forget(idle[0][0])
             held[idle[0][1]] -= 1
+        self.save(live)
+        self._index[live.id] = (client, live.online)
         self._games[live.id] = live
+
+
+def token_digest(token: str) -> str:
+    """How a seat's token is kept: its SHA-256 digest (a token is 32 random bytes, so a
+    digest cannot be turned back into one)."""
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
 def _busy(live: LiveGame) -> RequestError:
@@ -548,7 +769,7 @@ def build(body: object) -> LiveGame:
             "(random, greedy, mcts:SIMULATIONS, alphabeta:DEPTH)",
         )
     names = tuple(seat_name(s, game.players) for s in seats)
-    return LiveGame(
+    live = LiveGame(
         id=secrets.token_hex(8),
         game=game,
         seats=names,
@@ -557,6 +778,26 @@ def build(body: object) -> LiveGame:
         first=first,
         movers=movers,
     )
+    if check.flag(b.get("online", False), "online"):
+        live.pending_tokens = go_online(live)
+    return live
+
+
+def go_online(live: LiveGame) -> dict[int, str]:
+    """Makes a game online: a token for each human seat (their digests kept, the tokens
+    returned once), the first human seat the creator's."""
+    humans = [p for p, s in enumerate(live.seats) if s == HUMAN]
+    if not humans:
+        raise ConfigError("an online game needs a human seat: seats has none")
+    tokens = {p: new_token() for p in humans}
+    live.tokens = {p: token_digest(t) for p, t in tokens.items()}
+    live.creator = humans[0]
+    return tokens
+
+
+def new_token() -> str:
+    """A seat's token: 32 random bytes (``secrets``), URL-safe."""
+    return secrets.token_urlsafe(32)
 
 
 def options() -> dict[str, Any]:
