@@ -2,11 +2,15 @@
 on any board and rules the engine allows; cascades animated wave by wave in place; hint, undo,
 the move list, the position and the game record.
 
-On a terminal the board is in colour (each player's colour, and a second difference beyond
-hue: plain letters or a coloured block, bold, underlined or italic; the player's letter is
-always written) and each move's cascade is drawn wave by wave in place. When standard output is
-not a terminal the same game is plain text, with no animation and no control codes, so it can
-be piped and tested::
+On a terminal the game is one screen redrawn in place (rich's live display): the board, in
+colour (each player's colour, and a second difference beyond hue: plain letters or a coloured
+block, bold, underlined or italic; the player's letter is always written), with every loaded
+cell marked ``!`` (one more orb bursts it, as the web page's dashed outline says), and under it
+the status, the last move and the recent messages; each move's cascade is drawn wave by wave in
+the same place. ``rules`` sums up the game's rule set, and a finished game offers a rematch
+(the same settings, or the seats swapped). A terminal too small for that screen gets the
+scrolling game, in colour. When standard output is not a terminal the game is plain text, with
+no animation, no control codes and no rematch, so it can be piped and tested::
 
     $ printf 'c3\\nmoves\\nquit\\n' | colorwars play --opponent greedy --seed 1
 """
@@ -23,13 +27,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
+from rich.control import Control
 from rich.live import Live
+from rich.segment import ControlType
 from rich.text import Text
 
 from colorwars import _validate as check
 from colorwars._board_style import BURST, LAST, PLAYER_STYLES, board_text
-from colorwars._common import PLAYER_LETTERS
+from colorwars._common import PLAYER_COLOURS, PLAYER_LETTERS, board_layout, column_name
 from colorwars._files import atomic_write
 from colorwars.errors import (
     ColorwarsError,
@@ -47,13 +54,16 @@ __all__ = [
     "AI",
     "DEFAULT_DELAY",
     "HUMAN",
+    "LOADED",
     "MAX_DELAY",
     "PLAYER_STYLES",
     "Setup",
     "TerminalGame",
     "board_text",
     "default_ai",
+    "live_board",
     "play",
+    "rules_summary",
     "setup",
 ]
 
@@ -69,8 +79,16 @@ MOVES_WIDTH = 80  # the move list's lines are at most this wide
 COMMANDS = (
     "Type a cell (c3, or its number) or a command: hint (a suggested move), undo (back to the "
     "previous human turn), moves (the move list), position (the notation), board, "
-    "save FILE (the game record), help, quit."
+    "save FILE (the game record), rules, help, quit."
 )
+LOADED = "!"  # written after a loaded cell: one more orb bursts it
+HINT = "?"  # written before the cell the hint suggests
+REMATCH = "Rematch? [y/N/s(wap seats)] "
+REMATCH_ANSWERS = "answer y (a rematch), s (a rematch with the seats swapped) or n (no)"
+# The live screen's lines besides the board's and the messages': the title, the status, the
+# last move, the legend and the prompt's line; and two spare lines for a typed answer.
+SCREEN_LINES = 5
+SPARE_LINES = 2
 
 
 def default_ai(players: int) -> Player:
@@ -212,6 +230,117 @@ def setup(
 Ask = Callable[[Game, str], str]
 
 
+def rules_summary(rules: Rules) -> list[str]:
+    """A short summary of a rule set, one rule a line, in the words of the rules document
+    (seeds/RULES.md): the board, the moves of its opening, its burst, capture, waves, the end."""
+    lines = [
+        f"the rules: {rules.name} (opening {rules.opening}, burst {rules.burst}; RULES.md)",
+        "- Cells touch their neighbours beside, above and below them (no diagonals). A cell "
+        "holds one orb fewer than it has neighbours: 1 in a corner, 2 on an edge, 3 inside; "
+        "one orb more and it bursts.",
+    ]
+    if rules.opening == "drop3":  # RULES.md §2, the opening cell
+        lines.append(
+            "- Your first move drops three orbs on an empty cell; the drop never bursts, even "
+            "in a corner. Every later move adds one orb to a cell of your own."
+        )
+    else:
+        lines.append("- Every move adds one orb to an empty cell or to a cell of your own.")
+    if rules.burst == "empty":
+        lines.append(
+            "- A burst sends one orb to each neighbour and empties the cell: orbs beyond one "
+            "a neighbour vanish."
+        )
+    else:
+        lines.append(
+            "- A burst sends one orb to each neighbour and takes as many from the cell: any "
+            "orbs beyond that stay in it."
+        )
+    lines += [
+        "- Every cell a burst reaches becomes the mover's, with the orbs it held. Cells made "
+        "too full burst in turn, in waves, until the board is still.",
+        "- Once everyone has moved, a player with no orbs is out; the last player with orbs "
+        "wins. No draws, no passing.",
+    ]
+    return lines
+
+
+def _capacity(width: int, height: int, cell: int) -> int:
+    """The most orbs a cell holds at rest: one fewer than its neighbours (RULES.md §1)."""
+    x, y = cell % width, cell // width
+    return (x > 0) + (x < width - 1) + (y > 0) + (y < height - 1) - 1
+
+
+def live_board(
+    width: int, counts: Sequence[int], owners: Sequence[int], marks: Mapping[int, str] = {}
+) -> Text:
+    """The live screen's board: as ``board_text`` (``marks`` in the gap before a cell, a
+    bursting cell in reverse), and a loaded cell, one orb from bursting (as the web page's
+    dashed outline: as many orbs as its capacity, or more), followed by ``!`` in its owner's
+    colour and drawn underlined, so the cue does not rest on colour alone."""
+    height = len(counts) // width
+    _, rows = board_layout(width, counts, owners)
+    label = len(str(height))
+    text = Text(" " * label + "".join(f" {column_name(x):>2} " for x in range(width)))
+    for row, cells in rows:
+        text.append("\n" + row[:-1])
+        for i, cell, owner in cells:
+            mark = marks.get(i, " ")
+            loaded = owner >= 0 and counts[i] >= _capacity(width, height, i)
+            style = "dim" if owner < 0 else PLAYER_STYLES[owner]
+            if mark == BURST:
+                style += " reverse"
+            elif loaded:
+                style += " underline"
+            text.append(mark, style="bold" if mark != " " else "")
+            text.append(cell, style=style)
+            text.append(LOADED if loaded else " ", style=f"bold {PLAYER_COLOURS[owner]}")
+    return text
+
+
+class _Screen:
+    """The live screen: one frame redrawn in place by rich's ``Live``. A frame ends with an
+    empty line, where the prompt of a question is written; ``typed`` is told what a human's
+    answer added below the frame (the terminal echoes it and its Enter), so the next redraw
+    starts from the frame's own last line again."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live = Live(
+            Text(""),
+            console=console,
+            auto_refresh=False,  # redrawn when something changes, from this thread only
+            redirect_stdout=False,  # input() writes its prompt itself
+            redirect_stderr=False,
+            vertical_overflow="crop",
+        )
+        self.live.start()
+        console.show_cursor(True)  # Live hides it; a human types under the frame
+
+    def draw(self, frame: RenderableType) -> None:
+        self.live.update(frame, refresh=True)
+
+    def typed(self, line: str | None) -> None:
+        """After a question: ``line`` is the prompt and the answer as the terminal showed
+        them (it wraps them at its width and moves to the next line), None if nothing was
+        shown (an answer read from a pipe, or the end of input)."""
+        if line is None:
+            return
+        below = max(1, -(-cell_len(line) // self.console.width))
+        self.console.control(
+            Control(
+                ControlType.CARRIAGE_RETURN,
+                (ControlType.ERASE_IN_LINE, 2),
+                *(((ControlType.CURSOR_UP, 1), (ControlType.ERASE_IN_LINE, 2)) * below),
+            )
+        )
+
+    def close(self, frame: RenderableType) -> None:
+        """The last frame stays on the screen; what is printed next goes under it."""
+        self.live.update(frame)
+        self.live.stop()
+
+
 @dataclass(frozen=True)
 class _Played:
     mover: int
@@ -220,10 +349,14 @@ class _Played:
 
 
 class TerminalGame:
-    """One game in the terminal: ``run()`` plays it to the end (or ``quit``, or the end of
-    input) and returns the exit status. ``ask(game, prompt)`` reads a human's line;
-    ``echo`` writes each line read back (for input that is not typed on a terminal, so a
-    transcript shows it)."""
+    """One game in the terminal, and its rematches: ``run()`` plays until the game is over
+    and no rematch is wanted (or ``quit``, or the end of input) and returns the exit status.
+    ``ask(game, prompt)`` reads a human's line; ``echo`` writes each line read back (for input
+    that is not typed on a terminal, so a transcript shows it).
+
+    On a terminal large enough (``live``) the game is one screen redrawn in place: what the
+    transcript would print goes to the screen's recent messages instead (a batch too long for
+    them is printed above the screen), and the board is always shown."""
 
     def __init__(self, setup: Setup, console: Console, ask: Ask, echo: bool = False) -> None:
         self.setup = setup
@@ -232,11 +365,26 @@ class TerminalGame:
         self.echo = echo
         self.game = Game(setup.width, setup.height, setup.players, setup.rules, setup.first)
         self.played: list[_Played] = []
+        self.number = 1  # the game's number: rematches count on
+        self.first_setup = setup
+        self.screen: _Screen | None = None
+        self.messages: list[Text] = []
+        self.shown = 0  # messages already drawn on the screen (or printed above it)
+        self.status: Text | None = None  # the screen's status line, when not the default
+        self.hint: int | None = None  # the cell the last hint suggested, marked on the board
+        self.ended = False  # the end of input was read
 
     # -- output ----------------------------------------------------------------------------
     def print(self, *parts: str | Text, style: str = "") -> None:
         """One line; strings are plain text, never markup."""
-        self.console.print(Text.assemble(*parts, style=style), soft_wrap=True)
+        self.emit(Text.assemble(*parts, style=style))
+
+    def emit(self, line: Text) -> None:
+        """A line of the transcript: printed, or on the live screen one of its messages."""
+        if self.screen is None:
+            self.console.print(line, soft_wrap=True)
+        else:
+            self.messages.append(line)
 
     def label(self, seat: int) -> str:
         player = self.setup.seats[seat]
@@ -252,10 +400,14 @@ class TerminalGame:
         return board_text(self.setup.width, self.game.counts(), self.game.owners(), marks)
 
     def show_board(self) -> None:
+        if self.screen is not None:
+            self.refresh()
+            return
         last = self.game.peek()
         self.console.print(self.board({} if last is None else {last: LAST}), soft_wrap=True)
 
-    def intro(self) -> None:
+    def title(self) -> Text:
+        """``5x5 colorwars, 2 players, a moves first: a you, b greedy``."""
         s = self.setup
         parts: list[str | Text] = [
             f"{s.width}x{s.height} {s.rules.name}, {s.players} players, ",
@@ -264,8 +416,14 @@ class TerminalGame:
         ]
         for seat in range(s.players):
             parts += [" " if seat == 0 else ", ", _letter(seat), f" {self.label(seat)}"]
-        self.print(*parts)
-        if s.humans:
+        if self.number > 1:
+            parts.append(f" (game {self.number})")
+        return Text.assemble(*parts)
+
+    def intro(self) -> None:
+        if self.screen is None:
+            self.emit(self.title())
+        if self.setup.humans and self.number == 1:
             self.print(COMMANDS)
 
     @property
@@ -282,6 +440,118 @@ class TerminalGame:
             and columns < c.width
         )
 
+    @property
+    def live(self) -> bool:
+        """The game is one screen redrawn in place: on a terminal with room for the screen's
+        lines, the board and at least one message, and as wide as the board."""
+        c = self.console
+        lines = SCREEN_LINES + self.setup.height + 1 + 1 + SPARE_LINES
+        columns = len(str(self.setup.height)) + 4 * self.setup.width
+        return c.is_terminal and not c.is_dumb_terminal and lines <= c.height and columns < c.width
+
+    # -- the live screen -------------------------------------------------------------------
+    def frame(
+        self, board: Text | None = None, status: Text | None = None, prompt: bool = True
+    ) -> RenderableType:
+        """The live screen: the title, the board (the game's, marked, unless given), the
+        status, the last move, the legend, the newest messages that fit, and the empty line
+        a question's prompt is written on."""
+        g = self.game
+        if board is None:
+            marks = {} if self.hint is None else {self.hint: HINT}
+            last = g.peek()
+            if last is not None:
+                marks[last] = LAST
+            board = live_board(self.setup.width, g.counts(), g.owners(), marks)
+        if status is None:
+            status = self.status or self.status_line()
+        if self.played:
+            p = self.played[-1]
+            waves = f": {p.waves} wave{'s' * (p.waves != 1)}" if p.waves else ""
+            label = self.label(p.mover)
+            verb = "play" if label == "you" else "plays"
+            last_move = Text.assemble(
+                f"last: {len(self.played)}. (", _letter(p.mover), f") {label} {verb} ",
+                f"{g.cell_name(p.cell)}{waves}",
+            )  # fmt: skip
+        else:
+            last_move = Text("last: no moves yet")
+        legend = Text(
+            f"{LAST} last move  {BURST} bursting  {LOADED} loaded: one more orb bursts it  "
+            f"{HINT} hint; rules, help",
+            style="dim",
+        )
+        width = self.console.width
+        room = (
+            self.console.height - SCREEN_LINES - self.setup.height - 1 - SPARE_LINES
+        )  # the messages' lines
+        shown: list[Text] = []
+        used = 0
+        for message in reversed(self.messages):
+            lines = len(message.wrap(self.console, width))
+            if used + lines > room:
+                break
+            shown.insert(0, message)
+            used += lines
+        parts = [self.title(), board, status, last_move, legend, *shown]
+        if prompt:
+            parts.append(Text(""))
+        return Group(*parts)
+
+    def status_line(self) -> Text:
+        g = self.game
+        if g.winner is not None:
+            return Text.assemble("game over: ", self.result_text())
+        seat = g.to_move
+        return Text.assemble(
+            f"move {g.ply + 1}: player ", _letter(seat), f" ({self.label(seat)}) to move"
+        )
+
+    def refresh(self, board: Text | None = None, status: Text | None = None) -> None:
+        """Redraws the live screen. The messages added since the last redraw that do not fit
+        under the board together (``moves`` of a long game, ``rules`` on a small terminal)
+        are printed above the screen, where the terminal keeps them."""
+        if self.screen is None:
+            return
+        new = self.messages[self.shown :]
+        room = self.console.height - SCREEN_LINES - self.setup.height - 1 - SPARE_LINES
+        width = self.console.width
+        if sum(len(m.wrap(self.console, width)) for m in new) > room:
+            del self.messages[self.shown :]
+            for message in new:
+                self.console.print(message)  # the live display prints it above the screen
+            self.messages.append(Text("(printed above)", style="dim"))
+        del self.messages[:-100]  # the screen never shows more
+        self.shown = len(self.messages)
+        self.screen.draw(self.frame(board, status))
+
+    def question(self, prompt: str) -> str | None:
+        """A human's answer to ``prompt``, or None at the end of input; UnicodeDecodeError
+        for a line that is not UTF-8."""
+        self.refresh()
+        try:
+            line = self.ask(self.game, prompt)
+        except EOFError:
+            self.ended = True
+            if self.screen is None:
+                self.console.print()
+            return None
+        except UnicodeDecodeError:
+            if self.screen is not None and not self.echo:
+                self.screen.typed(prompt)
+            raise
+        if self.screen is not None:
+            self.screen.typed(None if self.echo else prompt + line)
+        elif self.echo:
+            self.print(_one_line(line))
+        return line
+
+    def close(self) -> None:
+        """Ends the live screen (its last frame stays); the rest is printed under it."""
+        if self.screen is not None:
+            screen, self.screen = self.screen, None
+            screen.close(self.frame(prompt=False))
+
     # -- moves -----------------------------------------------------------------------------
     def play(self, move: int | str) -> None:
         """Plays a move for the player to move and shows it: the cascade wave by wave (in
@@ -292,6 +562,7 @@ class TerminalGame:
         drop = 3 if g.rules.opening == "drop3" and mover not in g.moved else 1
         out = set(g.out)
         cell = g.play(move)
+        self.hint = None
         waves = g.waves()
         self.played.append(_Played(mover, cell, len(waves)))
         count = f": {len(waves)} wave{'s' * (len(waves) != 1)}" if waves else ""
@@ -301,23 +572,40 @@ class TerminalGame:
         if waves and self.animate:
             before[cell] += drop
             owners[cell] = mover
-            width = self.setup.width
-            frames: list[RenderableType] = [board_text(width, before, owners, {cell: LAST})]
-            for k, wave in enumerate(waves, 1):
-                names = " ".join(g.cell_name(c) for c in wave.bursts)
-                marks = dict.fromkeys(wave.bursts, BURST)
-                frames.append(
-                    Group(
-                        board_text(width, wave.counts, wave.owners, marks),
-                        Text(f"wave {k} of {len(waves)}: {names} burst", style="dim"),
+            if self.screen is not None:
+                self.live_animation(cell, before, owners)
+            else:
+                width = self.setup.width
+                frames: list[RenderableType] = [board_text(width, before, owners, {cell: LAST})]
+                for k, wave in enumerate(waves, 1):
+                    names = " ".join(g.cell_name(c) for c in wave.bursts)
+                    marks = dict.fromkeys(wave.bursts, BURST)
+                    frames.append(
+                        Group(
+                            board_text(width, wave.counts, wave.owners, marks),
+                            Text(f"wave {k} of {len(waves)}: {names} burst", style="dim"),
+                        )
                     )
-                )
-            self.animation(frames)
+                self.animation(frames)
         for k, wave in enumerate(waves, 1):
             self.print(f"   wave {k}: ", " ".join(g.cell_name(c) for c in wave.bursts), " burst")
         self.show_board()
         for seat in sorted(set(g.out) - out):
             self.print("player ", _letter(seat), " is out")
+        self.refresh()
+
+    def live_animation(self, cell: int, counts: list[int], owners: list[int]) -> None:
+        """The move's cascade on the live screen: the board as the orb lands, then after each
+        wave, one every ``delay`` seconds."""
+        g, width, delay = self.game, self.setup.width, self.setup.delay
+        waves = g.waves()
+        self.refresh(live_board(width, counts, owners, {cell: LAST}), Text("the orb lands"))
+        for k, wave in enumerate(waves, 1):
+            time.sleep(delay)
+            names = " ".join(g.cell_name(c) for c in wave.bursts)
+            board = live_board(width, wave.counts, wave.owners, dict.fromkeys(wave.bursts, BURST))
+            self.refresh(board, Text(f"wave {k} of {len(waves)}: {names} burst", style="bold"))
+        time.sleep(delay)
 
     def animation(self, frames: Sequence[RenderableType]) -> None:
         """The frames in place, one every ``delay`` seconds; erased at the end (the final
@@ -337,9 +625,16 @@ class TerminalGame:
         return cast(Player, replace(cast(Any, player), seed=seed))
 
     def think(self, player: Player, salt: int, who: Text) -> int:
-        """The cell ``player`` chooses for the player to move; a spinner on a terminal says
-        ``who`` is thinking."""
+        """The cell ``player`` chooses for the player to move; a spinner on a terminal (the
+        status line on the live screen) says ``who`` is thinking."""
         chooser = self.seeded(player, salt)
+        if self.screen is not None:
+            self.status = Text.assemble(who, " is thinking...")
+            self.refresh()
+            try:
+                return chooser.choose(self.game)
+            finally:
+                self.status = None
         if self.console.is_terminal:
             with self.console.status(Text.assemble(who, " is thinking...")):
                 return chooser.choose(self.game)
@@ -356,9 +651,12 @@ class TerminalGame:
             return False
         if word in ("help", "?"):
             self.print(COMMANDS)
+        elif word == "rules":
+            self.rules()
         elif word == "hint":
             helper = self.setup.hint
             hint = self.think(helper, self.setup.players, Text(f"the hint, {helper.name},"))
+            self.hint = hint
             self.print(f"hint: {self.game.cell_name(hint)} ({self.setup.hint.name})")
         elif word == "undo":
             self.undo()
@@ -373,6 +671,18 @@ class TerminalGame:
         else:
             self.move(line.strip())
         return True
+
+    def rules(self) -> None:
+        """The ``rules`` command: the summary of this game's rule set, and the board's marks."""
+        for line in rules_summary(self.setup.rules):
+            self.print(line)
+        if self.screen is not None:
+            self.print(
+                f"- On the board 3a is three orbs of player a; {LOADED} after a cell: loaded, "
+                f"one more orb bursts it; {LAST} before it: the last move."
+            )
+        else:
+            self.print(f"- On the board 3a is three orbs of player a; {LAST}: the last move.")
 
     def move(self, text: str) -> None:
         """A cell typed by a human: a name (``c3``) or a number."""
@@ -403,6 +713,7 @@ class TerminalGame:
             done = self.played.pop()
             g.pop()
             undone.append(f"{PLAYER_LETTERS[done.mover]} {g.cell_name(done.cell)}")
+        self.hint = None
         self.print(f"undone: {', '.join(undone)}; ", "player ", _letter(g.to_move), " to move")
         self.show_board()
 
@@ -428,7 +739,7 @@ class TerminalGame:
                 line.append_text(_letter(mover))
                 line.append(f" {text:<{rest}}  ")
             line.rstrip()
-            self.console.print(line, soft_wrap=True)
+            self.emit(line)
 
     def record(self) -> GameRecord:
         """The game in the project's record format, with its result and final position."""
@@ -460,52 +771,64 @@ class TerminalGame:
     def read(self, seat: int) -> str | None:
         """A human's line, or None at the end of input."""
         try:
-            line = self.ask(self.game, f"player {PLAYER_LETTERS[seat]}, your move: ")
-        except EOFError:
-            self.console.print()
-            return None
+            return self.question(f"player {PLAYER_LETTERS[seat]}, your move: ")
         except UnicodeDecodeError:
             self.error("that line is not UTF-8 text; type a cell such as c3, or help")
             return ""
-        if self.echo:
-            self.print(_one_line(line))
-        return line
 
-    def result(self) -> None:
+    def result_text(self) -> Text:
         winner = self.game.winner
-        if winner is None:
-            return
+        assert winner is not None
         if self.setup.humans == 1:
             won = self.setup.seats[winner] is None
-            self.print("you win!" if won else f"{self.label(winner)} wins.")
-        else:
-            self.print("player ", _letter(winner), f" ({self.label(winner)}) wins.")
+            return Text("you win!" if won else f"{self.label(winner)} wins.")
+        return Text.assemble("player ", _letter(winner), f" ({self.label(winner)}) wins.")
+
+    def result(self) -> None:
+        if self.game.winner is not None:
+            self.emit(self.result_text())
 
     def run(self) -> int:
-        """Plays the game; 0 when it is over or the human quits (or input ends)."""
-        self.intro()
-        self.show_board()
+        """Plays the game, and the rematches asked for; 0 when it is over or the human quits
+        (or input ends)."""
+        if self.live:
+            self.screen = _Screen(self.console)
         try:
-            while not self.game.is_over:
-                seat = self.game.to_move
-                player = self.setup.seats[seat]
-                if player is not None:
-                    self.play(self.think(player, seat, self.who(seat)))
-                    continue
-                line = self.read(seat)
-                if line is None or not self.command(line):
+            while True:
+                self.intro()
+                self.show_board()
+                if not self.turns():
                     self.finish()
+                    self.close()
                     self.print("bye")
                     return 0
-            self.result()
-            self.finish()
+                self.result()
+                self.finish()
+                if not self.rematch():
+                    break
+            self.close()
         except KeyboardInterrupt:
             # Ctrl-C ends the game cleanly (the command line prints one line, exit 130); the
-            # record asked for is still written.
+            # record asked for is still written. The live screen's last frame stays.
+            self.close()
             if self.setup.save is not None and self.played:
                 self.save(str(self.setup.save))
             raise
         return 0
+
+    def turns(self) -> bool:
+        """The game's moves until it is over (True) or a human quits or input ends (False)."""
+        while not self.game.is_over:
+            seat = self.game.to_move
+            player = self.setup.seats[seat]
+            if player is not None:
+                self.play(self.think(player, seat, self.who(seat)))
+                continue
+            line = self.read(seat)
+            if line is None or not self.command(line):
+                return False
+        self.refresh()
+        return True
 
     def finish(self) -> None:
         """The end of the game: the ``--save`` record is written; without one, a person at a
@@ -515,13 +838,56 @@ class TerminalGame:
             return
         if not (self.played and self.setup.humans and self.console.is_terminal and not self.echo):
             return
+        if self.ended:
+            return
         try:
-            name = self.ask(self.game, "save the game record? a file name, or Enter for no: ")
-        except (EOFError, UnicodeDecodeError):
+            name = self.question("save the game record? a file name, or Enter for no: ")
+        except UnicodeDecodeError:
             self.console.print()
             return
-        if name.strip():
+        if name is not None and name.strip():
             self.save(name.strip())
+
+    def rematch(self) -> bool:
+        """At a finished game on a terminal with a human seat: a rematch? ``y`` starts a new
+        game with the same settings, ``s`` with the seats swapped (each player one seat on:
+        a's to b, b's to a with two players); ``n``, Enter or the end of input, none. Never
+        asked when the output is not a terminal: the transcript ends with the result."""
+        if not (self.setup.humans and self.console.is_terminal) or self.ended:
+            return False
+        while True:
+            try:
+                answer = self.question(REMATCH)
+            except UnicodeDecodeError:
+                answer = "?"
+            word = "n" if answer is None else answer.strip().lower()
+            if word in ("", "n", "no", "q", "quit"):
+                self.print("bye")
+                return False
+            if word in ("y", "yes", "s", "swap"):
+                self.new_game(swap=word in ("s", "swap"))
+                return True
+            self.error(f"{show(_one_line(answer or ''))}: {REMATCH_ANSWERS}")
+
+    def new_game(self, swap: bool) -> None:
+        """The rematch: the same settings, the seats swapped if asked, the AI players' seed
+        and the ``--save`` file numbered on (``game-2.cwr``), so no game repeats another or
+        writes over its record."""
+        s = self.setup
+        seats = s.seats[-1:] + s.seats[:-1] if swap else s.seats
+        self.number += 1
+        first = self.first_setup
+        seed = (first.seed + (self.number - 1) * 0x9E3779B97F4A7C15) % 2**64
+        save = first.save
+        if save is not None:
+            save = save.with_name(f"{save.stem}-{self.number}{save.suffix}")
+        self.setup = replace(s, seats=seats, seed=seed, save=save)
+        self.game = Game(s.width, s.height, s.players, s.rules, s.first)
+        self.played = []
+        self.hint = None
+        if self.screen is not None:  # the last game's messages go with it
+            self.messages, self.shown = [], 0
+        self.print(f"game {self.number}: " + ("the seats swapped" if swap else "the same seats"))
 
 
 def play(args: argparse.Namespace, console: Console, ask: Ask, echo: bool) -> int:
