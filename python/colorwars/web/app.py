@@ -32,12 +32,13 @@ import socket
 import threading
 import time
 import webbrowser
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from importlib.resources import files
 from types import FrameType
 from typing import Any, TypeVar
 
+import anyio
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
@@ -130,6 +131,32 @@ def _api(handler: Callable[[Request], Awaitable[Any]], status: int = 200) -> End
         return JSONResponse(result, status_code=status)
 
     return endpoint
+
+
+class EventStream(StreamingResponse):
+    """A stream of Server-Sent Events that ends as soon as its client leaves (Starlette's
+    own notices only at its next write, up to a keep-alive later, and a listener would count
+    against the bounds till then)."""
+
+    def __init__(self, content: AsyncIterator[str]) -> None:
+        super().__init__(
+            content,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async with anyio.create_task_group() as tasks:
+
+            async def watch() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                tasks.cancel_scope.cancel()
+
+            tasks.start_soon(watch)
+            with contextlib.suppress(OSError):
+                await self.stream_response(send)
+            tasks.cancel_scope.cancel()
 
 
 def _events(handler: Endpoint) -> Endpoint:
@@ -432,11 +459,7 @@ def create_app(
         game = live(request)
         stream = work.hub.stream(game.id, client_of(request), game.state())
         work.hub_loop = asyncio.get_running_loop()
-        return StreamingResponse(
-            stream,
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+        return EventStream(stream)
 
     async def move(request: Request) -> Any:
         game = live(request)
