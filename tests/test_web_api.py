@@ -57,14 +57,14 @@ def test_the_default_game(client: TestClient) -> None:
     assert g["to_move"] == 0
     assert g["legal_moves"] == list(range(25))
     assert g["winner"] is None
-    assert g["seats"] == ["human", "greedy"]
+    assert g["seats"] == ["human", "medium"]  # a real game for a new player
     assert client.get(f"/api/games/{g['id']}").json() == g
 
 
 def test_a_full_game_against_greedy_matches_the_engine(client: TestClient) -> None:
     """Every answer's position, legal moves, winner and waves are the engine's, move by move,
     until the game is won; then the record replays to the same end."""
-    g = new_game(client, seed=3)
+    g = new_game(client, seed=3, seats=["human", "greedy"])
     engine = colorwars.Game()
     rng = random.Random(1)
     while g["winner"] is None:
@@ -129,7 +129,7 @@ def test_new_game_options(client: TestClient) -> None:
     assert len(g["counts"]) == 80
     g = new_game(client, width=2, height=2, rules="classic", first=1)
     assert g["to_move"] == 1
-    assert g["seats"] == ["human", "greedy"]
+    assert g["seats"] == ["human", "medium"]
     options = client.get("/api/options").json()
     assert options["board_presets"] == [[5, 5], [6, 6], [8, 8], [8, 10]]
     assert options["limits"]["simulations"] == web_store.MAX_SIMULATIONS
@@ -203,15 +203,32 @@ def test_hint_and_analysis(client: TestClient, tmp_path: Any, monkeypatch: Any) 
     g = client.get(f"/api/games/{g['id']}").json()
     hint = client.post(f"/api/games/{g['id']}/hint").json()
     assert hint["cell"] in g["legal_moves"]
-    assert hint["ai"] == "alphabeta:6"
+    # 5x5 colorwars is solved (the package's book): b wins, and the hint is a proven win.
+    assert hint["ai"] == "proof"
+    assert hint["exact"]["solved"] is True
+    assert hint["exact"]["winner"] == 1
+    assert hint["cell"] == hint["exact"]["best"]["cell"]
+    assert "proven win" in hint["why"]
     assert client.get(f"/api/games/{g['id']}").json() == g  # a hint plays nothing
     a = client.post(f"/api/games/{g['id']}/analysis", json={"simulations": 2000}).json()
     assert a["position"] == g["position"]
     assert sorted(m["cell"] for m in a["moves"]) == g["legal_moves"]
     assert sum(m["share"] for m in a["moves"]) == pytest.approx(1.0)
     assert a["simulations"] == 2000
-    assert a["exact"]["solved"] is False
-    assert "too large" in a["exact"]["reason"]  # 5x5: beyond what the page solves
+    assert a["exact"]["solved"] is True  # not only on boards of at most 16 cells
+    assert a["exact"]["winner"] == 1
+    assert a["exact"]["best"]["cell"] == hint["cell"]
+    assert a["exact"]["moves"][str(hint["cell"])]["winner"] == 1
+    assert "opening book" in a["exact"]["method"]
+    # The empty 5x5 board: every one of a's 25 moves is proven lost; the hint says so.
+    empty = new_game(client, seats=["human", "human"])
+    a = client.post(f"/api/games/{empty['id']}/analysis", json={"simulations": 100}).json()
+    assert a["exact"]["complete"] is True
+    assert {m["winner"] for m in a["exact"]["moves"].values()} == {1}
+    assert len(a["exact"]["moves"]) == 25
+    hint = client.post(f"/api/games/{empty['id']}/hint").json()
+    assert hint["ai"] == "alphabeta:6"
+    assert "every move loses" in hint["why"]
     # The exact result where the solver gives one: any position of a small game.
     small = new_game(client, width=3, height=3, rules="classic", first="b")
     a = client.post(f"/api/games/{small['id']}/analysis", json={"simulations": 200}).json()
@@ -230,11 +247,37 @@ def test_hint_and_analysis(client: TestClient, tmp_path: Any, monkeypatch: Any) 
     assert (best["winner"], best["plies"]) == (exact["winner"], exact["plies"])
     big = new_game(client, width=8, height=8)
     a = client.post(f"/api/games/{big['id']}/analysis", json={"simulations": 50}).json()
-    assert "too large" in a["exact"]["reason"]
+    assert a["exact"]["solved"] is False
+    assert "did not settle" in a["exact"]["reason"]
     three = new_game(client, width=3, height=3, players=3)
     a = client.post(f"/api/games/{three['id']}/analysis", json={"simulations": 50}).json()
     assert "two-player" in a["exact"]["reason"]
     assert client.post(f"/api/games/{three['id']}/hint").json()["ai"] == "mcts:5000"
+
+
+def test_difficulty_levels(client: TestClient) -> None:
+    """easy, medium, hard and perfect are players of the project; perfect only on the boards
+    the package has solved."""
+    options = client.get("/api/options").json()
+    assert options["difficulties"] == {
+        "easy": "greedy", "medium": "mcts:2000", "hard": "alphabeta:time=1", "perfect": "perfect"
+    }  # fmt: skip
+    assert "5x5 colorwars" in options["perfect_boards"]
+    g = new_game(client, seats=["easy", "perfect"], seed=1)
+    assert g["seats"] == ["easy", "perfect"]
+    while g["winner"] is None:
+        g = client.post(f"/api/games/{g['id']}/ai-move").json()
+    assert g["winner"] == 1  # the book wins 5x5 colorwars for the second player
+    r = client.post("/api/games", json={"width": 6, "height": 6, "seats": ["human", "perfect"]})
+    assert r.status_code == 400
+    assert "solved" in r.json()["error"]
+    three = new_game(client, width=4, height=4, players=3, seats=["hard", "medium", "easy"])
+    assert three["seats"] == ["hard", "medium", "easy"]
+    hard = new_game(client, seats=["human", "hard"])
+    client.post(f"/api/games/{hard['id']}/moves", json={"cell": "c3"})
+    r = client.post(f"/api/games/{hard['id']}/ai-move").json()
+    assert r["move"]["ai"] == "hard"
+    assert r["move"]["seconds"] <= 3
 
 
 # ---- bad requests: a 4xx with a JSON error saying what was wrong; nothing changes ----------
@@ -511,7 +554,7 @@ def test_serve_on_the_command_line(tmp_path: Any) -> None:
             assert "data-position" in httpx.get(url, timeout=10).text
             r = httpx.post(url + "api/games", json={}, timeout=10)
             assert r.status_code == 201
-            assert r.json()["seats"] == ["human", "greedy"]
+            assert r.json()["seats"] == ["human", "medium"]
         finally:
             child.send_signal(signal.SIGINT)
             code = child.wait(timeout=20)

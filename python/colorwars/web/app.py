@@ -66,8 +66,10 @@ from colorwars.web.store import (
     body_fields,
     build,
     error_json,
-    hint_player,
     options,
+)
+from colorwars.web.store import (
+    hint as hint_move,
 )
 from colorwars.web.workers import Pool, shutting_down
 
@@ -486,7 +488,8 @@ def create_app(
         mover = position.to_move
         game.busy = True
         try:
-            decision = await work.ai.run(client_of(request), player.search, position)
+            # Any: a Perfect player's decision is its own NamedTuple, with the same fields.
+            decision: Any = await work.ai.run(client_of(request), player.search, position)
         finally:
             game.busy = False
         state = game.play_ai(decision.cell, mover, name, decision.work, decision.seconds)
@@ -519,17 +522,7 @@ def create_app(
     async def hint(request: Request) -> Any:
         game = live(request)
         await body(request, (), "hint")
-        position = game.game.copy()
-        player, name = hint_player(position.players, game.seed)
-        decision = await work.ai.run(client_of(request), player.search, position)
-        return {
-            "position": position.to_text(),
-            "cell": decision.cell,
-            "name": position.cell_name(decision.cell),
-            "ai": name,
-            "work": decision.work,
-            "seconds": round(decision.seconds, 3),
-        }
+        return await work.ai.run(client_of(request), hint_move, game.game.copy(), game.seed)
 
     async def analysis(request: Request) -> Any:
         game = live(request)

@@ -20,12 +20,14 @@ import hashlib
 import hmac
 import os
 import secrets
+import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from colorwars import _core
 from colorwars import _validate as check
 from colorwars._common import PLAYER_COLOURS, PLAYER_LETTERS
 from colorwars.errors import (
@@ -35,10 +37,10 @@ from colorwars.errors import (
     InvalidIndexError,
     InvalidPlayerError,
     InvalidPlayersError,
-    SearchLimitError,
 )
 from colorwars.game import Game
-from colorwars.players import MCTS, AlphaBeta, Greedy, Random, parse_player
+from colorwars.perfect import Perfect
+from colorwars.players import MCTS, AlphaBeta, Greedy, Random, native_game, parse_player
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS
 from colorwars.web.db import GameDB, StoreError
@@ -110,13 +112,28 @@ HISTORY_PAGE = 1000
 # Boards the exact solver answers quickly, by opening (measured from the empty board: 4x4
 # colorwars 0.9 s, 3x3 classic 0.01 s, 3x4 classic 6 s, 3x4 none+empty 21 s).
 SOLVE_MAX_CELLS = {"drop3": 16, "none": 9}
+# Beyond them (and on them, when the exact solver runs out of time), proof-number search, for
+# EXACT_SECONDS in an analysis and HINT_EXACT_SECONDS in a hint, with a table of
+# PROOF_TABLE_BYTES kept for each of the PROOF_TABLES boards used last.
+EXACT_SECONDS = 3.0
+HINT_EXACT_SECONDS = 1.0
+PROOF_TABLE_BYTES = 64 << 20
+PROOF_TABLES = 4
 BOARD_PRESETS = ((5, 5), (6, 6), (8, 8), (8, 10))
 # What the page offers by default: budgets that answer within about a second on the presets.
-DEFAULT_SEATS = ("human", "greedy")
+# The difficulty levels a player picks from, each one of the project's players (docs/web.md
+# gives their measured strength): easy greedy, medium MCTS with 2,000 simulations, hard
+# alpha-beta with a second a move (MCTS with a second beyond two players), perfect the
+# package's opening book and proof-number search, on the boards it has solved.
+DIFFICULTIES = {"easy": "greedy", "medium": "mcts:2000", "hard": "alphabeta:time=1",
+                "perfect": "perfect"}  # fmt: skip
+PERFECT_SECONDS = 1.0
+PERFECT_MEMORY = 64 << 20
+DEFAULT_SEATS = ("human", "medium")
 AI_CHOICES = ("random", "greedy", "mcts:2000", "alphabeta:4")
 DEFAULT_ANALYSIS = 10_000
 
-AiPlayer = Random | Greedy | MCTS | AlphaBeta
+AiPlayer = Random | Greedy | MCTS | AlphaBeta | Perfect
 
 
 class RequestError(Exception):
@@ -147,33 +164,93 @@ def body_fields(body: object, allowed: tuple[str, ...], what: str) -> Mapping[st
     return body
 
 
-def ai_player(name: object, players: int, seed: int, seconds: float) -> AiPlayer:
-    """An AI player from its name (``random``, ``greedy``, ``mcts[:SIMULATIONS]``,
-    ``alphabeta[:DEPTH]``) within the web's limits, searching at most ``seconds``."""
+def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
+    """An AI player from its name (a difficulty: ``easy``, ``medium``, ``hard``, ``perfect``;
+    or ``random``, ``greedy``, ``mcts[:SIMULATIONS]``, ``alphabeta[:DEPTH]``) within the web's
+    limits, searching at most ``seconds``, for ``game``'s board."""
+    if isinstance(name, str) and name.strip().lower() in DIFFICULTIES:
+        level = name.strip().lower()
+        if level == "perfect":
+            return _perfect(game)
+        name = DIFFICULTIES[level]
+        if level == "hard" and game.players != 2:
+            name = "mcts:time=1"
     player = parse_player(name)  # type: ignore[arg-type]  # parse_player checks the type
     if isinstance(player, MCTS):
-        n = check.whole(player.simulations, "simulations", 1, MAX_SIMULATIONS, InvalidPlayerError)
-        return MCTS(simulations=n, time=seconds, seed=seed)
+        # A time alone (``mcts:time=1``): as many simulations as the web allows within it.
+        asked = player.simulations or (MAX_SIMULATIONS if player.time else 0)
+        n = check.whole(asked, "simulations", 1, MAX_SIMULATIONS, InvalidPlayerError)
+        budget = seconds if player.time is None else min(seconds, player.time)
+        return MCTS(simulations=n, time=budget, seed=seed)
     if isinstance(player, AlphaBeta):
-        depth = check.whole(player.depth, "depth", 1, MAX_DEPTH, InvalidPlayerError)
-        if players != 2:
+        # A depth is bounded here; a time (``alphabeta:time=1``) bounds itself.
+        depth = (
+            player.depth
+            if player.time is not None
+            else check.whole(player.depth, "depth", 1, MAX_DEPTH, InvalidPlayerError)
+        )
+        if game.players != 2:
             raise InvalidPlayerError(
-                f"invalid player {name!r}: alpha-beta plays two-player games only, not {players}"
+                f"invalid player {name!r}: alpha-beta plays two-player games only, not "
+                f"{game.players}"
             )
-        return AlphaBeta(depth=depth, time=seconds, seed=seed)  # whichever comes first
-    return Random(seed=seed) if isinstance(player, Random) else Greedy(seed=seed)
+        budget = seconds if player.time is None else min(seconds, player.time)
+        return AlphaBeta(depth=depth, time=budget, seed=seed)  # whichever comes first
+    if isinstance(player, Random | Greedy):
+        return Random(seed=seed) if isinstance(player, Random) else Greedy(seed=seed)
+    raise InvalidPlayerError(
+        f"invalid player {name!r}: the web app's players are human, easy, medium, hard, "
+        "perfect, random, greedy, mcts:SIMULATIONS and alphabeta:DEPTH"
+    )
 
 
-def seat_name(name: object, players: int) -> str:
-    """A seat's name as the API shows it: ``human`` or the AI's canonical name."""
+# One perfect player a board, kept across requests (its proof table is worth keeping).
+_PERFECT: dict[tuple[int, int, str], Perfect] = {}
+
+
+def perfect_boards() -> list[str]:
+    """The boards ``perfect`` plays: those the package has an opening book for."""
+    from colorwars.perfect import books
+
+    return [f"{w}x{h} {r}" for w, h, r in books()]
+
+
+def _perfect(game: Game) -> Perfect:
+    from colorwars.perfect import Perfect, book_for
+
+    key = (game.width, game.height, game.rules.name)
+    if game.players != 2 or book_for(*key) is None:
+        raise InvalidPlayerError(
+            f"invalid player 'perfect': it plays only two-player games on the boards the "
+            f"package has solved ({', '.join(perfect_boards())}), not "
+            f"{game.players} players on {game.width}x{game.height} {game.rules.name}"
+        )
+    player = _PERFECT.get(key)
+    if player is None:
+        player = _PERFECT[key] = Perfect(time=PERFECT_SECONDS, memory=PERFECT_MEMORY)
+    return player
+
+
+def seat_name(name: object, game: Game) -> str:
+    """A seat's name as the API shows it: ``human``, a difficulty, or the AI's canonical
+    name."""
     if name == HUMAN:
         return HUMAN
-    player = ai_player(name, players, 0, AI_SECONDS)
+    if isinstance(name, str) and name.strip().lower() in DIFFICULTIES:
+        ai_player(name, game, 0, AI_SECONDS)  # checks it plays this board
+        return name.strip().lower()
+    asked = parse_player(name) if isinstance(name, str) else None
+    player = ai_player(name, game, 0, AI_SECONDS)
+    timed = getattr(asked, "time", None)
     if isinstance(player, MCTS):
-        return f"mcts:{player.simulations}"
+        return (
+            f"mcts:simulations={player.simulations}:time={timed:g}"
+            if timed
+            else (f"mcts:{player.simulations}")
+        )
     if isinstance(player, AlphaBeta):
-        return f"alphabeta:{player.depth}"
-    return player.name
+        return f"alphabeta:time={timed:g}" if timed else f"alphabeta:{player.depth}"
+    return str(player.name)
 
 
 def hint_player(players: int, seed: int) -> tuple[AiPlayer, str]:
@@ -185,38 +262,218 @@ def hint_player(players: int, seed: int) -> tuple[AiPlayer, str]:
     return MCTS(simulations=5000, time=HINT_SECONDS, seed=seed), "mcts:5000"
 
 
+def hint(game: Game, seed: int) -> dict[str, Any]:
+    """A move for the player to move, and why: where the project proves the position within
+    ``HINT_EXACT_SECONDS`` (``exact``), a proven winning move, or the strongest player's move
+    when every move loses; else the strongest player's move at a second (``hint_player``).
+    With the proof's ``exact`` result. Runs in a worker thread."""
+    start = time.perf_counter()
+    proof = exact(game, HINT_EXACT_SECONDS) if game.players == 2 else None
+    mover = game.to_move
+    player, name = hint_player(game.players, seed)
+    cell: int | None = None
+    work = 0
+    if proof is not None and proof["solved"] and proof["winner"] == mover:
+        best = proof["best"]
+        cell = best["cell"] if best is not None else None
+        why = f"a proven win: {proof['reason']}"
+        name = "proof"
+    if cell is None:
+        decision = player.search(game)
+        cell, work = decision.cell, decision.work
+        if proof is not None and proof["solved"]:
+            moves = proof["moves"]
+            losing = moves.get(str(cell), {}).get("winner") not in (None, mover)
+            why = (
+                f"every move loses against perfect play ({proof['reason']}); {name} picks the "
+                "one it rates best"
+                if losing
+                else f"{name}'s choice"
+            )
+        else:
+            reason = "" if proof is None else f" ({proof['reason']})"
+            why = f"{name}'s choice: not proven{reason}"
+    return {
+        "position": game.to_text(),
+        "cell": cell,
+        "name": game.cell_name(cell),
+        "ai": name,
+        "work": work,
+        "seconds": round(time.perf_counter() - start, 3),
+        "why": why,
+        "exact": proof,
+    }
+
+
 def _move(game: Game, cell: int, player: int) -> dict[str, Any]:
     return {"cell": cell, "name": game.cell_name(cell), "player": player}
 
 
-def exact(game: Game) -> dict[str, Any]:
-    """The exact result of the position (``colorwars.solve(game)``) where the solver gives it
-    quickly: two players, a small board. With it, every legal move's exact result."""
-    from colorwars.solver import solve
-
+def exact(game: Game, seconds: float = EXACT_SECONDS) -> dict[str, Any]:
+    """The exact result of the position where the project can prove it within ``seconds``:
+    on small boards the exact solver (``colorwars.solve``: the winner and each move's result
+    with the game's length under perfect play); else proof-number search (``colorwars.prove``,
+    with the package's opening book where it has one): the winner, and the result of each
+    legal move it settles in the time (``complete`` says whether it settled all). Two
+    players only. Runs in a worker thread."""
     if game.players != 2:
         return {"solved": False, "reason": "the exact solver plays two-player games only"}
-    limit = SOLVE_MAX_CELLS[game.rules.opening]
-    if game.cells > limit:
+    if game.winner is not None:
+        return {"solved": False, "reason": "the game is over"}
+    start = time.perf_counter()
+    deadline = start + seconds
+    native = native_game(game)
+    mover = native.to_move
+    if game.cells <= SOLVE_MAX_CELLS[game.rules.opening]:
+        found = _solved(native, start + seconds / 2)
+        if found is not None:
+            return found
+    moves: dict[str, dict[str, Any]] = {}
+    book = _book(game)
+    # The book holds the winner's strategy: a position in it is a win for its player to move.
+    book_move = _book_move(book, native)
+    winner: int | None = mover if book_move is not None else None
+    line: list[int] = [book_move] if book_move is not None else []
+    work = 0
+    legal = native.legal_moves()
+    children = {}
+    for cell in legal:
+        child = native.copy()
+        child.play(cell)
+        result = child.winner
+        if result is None and _book_move(book, child) is not None:
+            result = child.to_move
+        if result is None and cell == book_move:
+            result = mover
+        if result is not None:
+            moves[str(cell)] = {"winner": int(result), "plies": None}
+        else:
+            children[cell] = child
+    used_book = book is not None and (book_move is not None or len(children) < len(legal))
+    settled = (
+        winner is not None or not children or any(m["winner"] == mover for m in moves.values())
+    )
+    table, lock = _table(game)
+    with lock:
+        if not settled:
+            winner, line, work, _, _, _ = _core.prove(native, table, 0.4 * seconds)
+        for k, (cell, child) in enumerate(children.items()):
+            left = (deadline - time.perf_counter()) / (len(children) - k)
+            if left <= 0.001:
+                break
+            result, _, spent, _, _, _ = _core.prove(child, table, left)
+            work += spent
+            if result is not None:
+                moves[str(cell)] = {"winner": int(result), "plies": None}
+    wins = [int(c) for c, m in moves.items() if m["winner"] == mover]
+    if winner is None:
+        if wins:
+            winner = mover
+        elif len(moves) == len(legal):
+            winner = 1 - mover
+    seconds_used = time.perf_counter() - start
+    if winner is None:
         return {
             "solved": False,
-            "reason": f"the board is too large for an exact answer here (at most {limit} cells "
-            f"under the {game.rules.opening} opening)",
+            "moves": moves,
+            "complete": False,
+            "reason": f"proof-number search did not settle the position in {seconds:g} s "
+            f"({work:,} positions searched)",
         }
-    try:
-        s = solve(game)
-    except SearchLimitError as e:
-        return {"solved": False, "reason": str(e)}
-    line = s.line_names()
+    best: int | None
+    if winner == mover:
+        best = book_move if book_move is not None else line[0] if line else wins[0]
+    else:
+        best = line[0] if line else None
+    letter = PLAYER_LETTERS[int(winner)]
+    method = "the opening book and proof-number search" if used_book else "proof-number search"
     return {
         "solved": True,
-        "winner": s.winner,
-        "plies": s.plies,
-        "line": line,
-        "best": {"cell": s.line[0], "name": line[0]} if s.line else None,
-        "moves": {str(cell): {"winner": w, "plies": p} for cell, (w, p) in s.moves.items()},
-        "reason": f"player {PLAYER_LETTERS[s.winner]} wins in {s.plies} plies with perfect play",
+        "winner": int(winner),
+        "plies": None,
+        "line": [game.cell_name(c) for c in line],
+        "best": None if best is None else {"cell": int(best), "name": game.cell_name(best)},
+        "moves": moves,
+        "complete": len(moves) == len(legal),
+        "method": method,
+        "seconds": round(seconds_used, 3),
+        "reason": f"player {letter} wins with perfect play (proved by {method}; "
+        f"{len(moves)} of {len(legal)} moves settled in {seconds_used:.1f} s)",
     }
+
+
+def _solved(native: Any, deadline: float) -> dict[str, Any] | None:
+    """The exact solver's answer (with the lengths) if it finishes by ``deadline``."""
+
+    class _OutOfTimeError(Exception):
+        pass
+
+    def tick(positions: int) -> None:
+        if time.perf_counter() >= deadline:
+            raise _OutOfTimeError
+
+    try:
+        found = _core.solve_position(native, 200, progress=tick, interval=0.01)
+    except _OutOfTimeError:
+        return None
+    if found is None:
+        return None
+    winner, plies, line, _, _, moves = found
+    names = [_name(native, c) for c in line]
+    return {
+        "solved": True,
+        "winner": winner,
+        "plies": plies,
+        "line": names,
+        "best": {"cell": line[0], "name": names[0]} if line else None,
+        "moves": {str(c): {"winner": w, "plies": p} for c, w, p in moves},
+        "complete": True,
+        "method": "exact solver",
+        "reason": f"player {PLAYER_LETTERS[winner]} wins in {plies} plies with perfect play",
+    }
+
+
+def _name(native: Any, cell: int) -> str:
+    from colorwars._common import column_name
+
+    return f"{column_name(cell % native.width)}{cell // native.width + 1}"
+
+
+# Proof tables kept across requests, one a board (a few boards at most), each with its lock;
+# a request that finds its board's table in use makes a small one of its own.
+_TABLES: OrderedDict[tuple[int, int, str], tuple[Any, threading.Lock]] = OrderedDict()
+_TABLES_LOCK = threading.Lock()
+
+
+def _table(game: Game) -> tuple[Any, threading.Lock]:
+    key = (game.width, game.height, game.rules.name)
+    with _TABLES_LOCK:
+        kept = _TABLES.get(key)
+        if kept is None:
+            kept = (_core.ProofTable(PROOF_TABLE_BYTES), threading.Lock())
+            _TABLES[key] = kept
+            while len(_TABLES) > PROOF_TABLES:
+                _TABLES.popitem(last=False)
+        _TABLES.move_to_end(key)
+    if kept[1].acquire(blocking=False):
+        kept[1].release()
+        return kept
+    return _core.ProofTable(16 << 20), threading.Lock()
+
+
+def _book(game: Game) -> Any:
+    """The package's opening book of the board, or None."""
+    from colorwars.perfect import book_for
+
+    return book_for(game.width, game.height, game.rules.name) if game.players == 2 else None
+
+
+def _book_move(book: Any, native: Any) -> int | None:
+    """The book's winning move for the player to move, if the position is in the book."""
+    if book is None or native.winner is not None:
+        return None
+    move = book.move(native)
+    return int(move) if move is not None and native.is_legal(move) else None
 
 
 def analyse(game: Game, simulations: int, seed: int) -> dict[str, Any]:
@@ -322,7 +579,7 @@ class LiveGame:
             if game.to_move != mover:
                 raise ValueError("a move's player is not the player to move")
             game.play(int(cell))
-        seats = tuple(seat_name(s, game.players) for s in data["seats"])
+        seats = tuple(seat_name(s, game) for s in data["seats"])
         if len(seats) != game.players:
             raise ValueError("its seats are not one a player")
         tokens = {int(k): str(v) for k, v in dict(data["tokens"]).items()}
@@ -433,8 +690,8 @@ class LiveGame:
                     'that moves for them, e.g. {"ai": "greedy"}',
                 )
         seed = (self.seed + self.game.ply * 0x9E3779B9) % 2**64
-        player = ai_player(name, self.game.players, seed, AI_SECONDS)
-        return player, seat_name(name, self.game.players)
+        player = ai_player(name, self.game, seed, AI_SECONDS)
+        return player, seat_name(name, self.game)
 
     def undo(self, plies: object = 1) -> dict[str, Any]:
         """Takes back the last ``plies`` moves (all or nothing)."""
@@ -766,9 +1023,9 @@ def build(body: object) -> LiveGame:
             "seats",
             seats,
             f"expected a list of {game.players} seats, each 'human' or an AI "
-            "(random, greedy, mcts:SIMULATIONS, alphabeta:DEPTH)",
+            "(easy, medium, hard, perfect, random, greedy, mcts:SIMULATIONS, alphabeta:DEPTH)",
         )
-    names = tuple(seat_name(s, game.players) for s in seats)
+    names = tuple(seat_name(s, game) for s in seats)
     live = LiveGame(
         id=secrets.token_hex(8),
         game=game,
@@ -809,7 +1066,9 @@ def options() -> dict[str, Any]:
         "players": [check.MIN_PLAYERS, check.MAX_PLAYERS],
         "letters": PLAYER_LETTERS,
         "colours": list(PLAYER_COLOURS),
-        "seats": [HUMAN, "random", "greedy", "mcts", "alphabeta"],
+        "seats": [HUMAN, *DIFFICULTIES, "random", "greedy", "mcts", "alphabeta"],
+        "difficulties": DIFFICULTIES,
+        "perfect_boards": perfect_boards(),
         "ai_defaults": list(AI_CHOICES),
         "default_seats": list(DEFAULT_SEATS),
         "limits": {
