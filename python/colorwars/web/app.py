@@ -51,7 +51,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS
-from colorwars.errors import BackendError, ConfigError, show
+from colorwars.errors import BackendError, ColorwarsError, ConfigError, show
 from colorwars.web import store as limits
 from colorwars.web.db import GameDB, default_path
 from colorwars.web.online import Hub, RateLimit
@@ -538,6 +538,21 @@ def create_app(
         name = f"colorwars-{g.width}x{g.height}-{g.rules.name.replace('+', '-')}-{game.id}.cwr"
         return {"record": game.record(), "filename": name}
 
+    async def check_move(request: Request) -> Any:
+        """Whether a cell is a legal move now, and the rules' reason when it is not (for the
+        page to say why, without a refused request in the browser's console)."""
+        game = live(request)
+        query = body_fields(dict(request.query_params), ("cell",), "check move")
+        cell: object = query.get("cell")
+        if isinstance(cell, str) and cell.isdigit():
+            cell = int(cell)
+        trial = game.game.copy()
+        try:
+            played = trial.play(cell)  # type: ignore[arg-type]  # the engine checks the type
+        except ColorwarsError as e:
+            return {"cell": cell, "legal": False, "reason": str(e)}
+        return {"cell": played, "name": trial.cell_name(played), "legal": True, "reason": None}
+
     async def history(request: Request) -> Any:
         game = live(request)
         query = body_fields(dict(request.query_params), ("start",), "history")
@@ -562,6 +577,7 @@ def create_app(
         Route("/api/games/{id}/record", _api(record), methods=["GET"]),
         Route("/api/games/{id}/history", _api(history), methods=["GET"]),
         Route("/api/games/{id}/events", _events(events), methods=["GET"]),
+        Route("/api/games/{id}/check-move", _api(check_move), methods=["GET"]),
         Mount("/static", StaticFiles(packages=[("colorwars.web", "static")]), name="static"),
     ]
     middleware = []

@@ -616,6 +616,7 @@ class LiveGame:
             "moves": [_move(g, c, p) for c, p in zip(g.moves(), self.movers, strict=True)],
             "start": self.start,
             "online": self.online,
+            "creator": self.creator,
         }
 
     def summary(self) -> dict[str, Any]:

@@ -6,6 +6,12 @@
 // data-position (the notation of the position shown), data-game (the game's id),
 // data-state ("loading", "busy", "ready": a human may move, "watching": AIs play,
 // "paused", "over", "replay"), data-animating and data-waves-animated (waves shown so far).
+// The result screen (#result) carries data-result, the winner's seat index, once a game is won.
+//
+// Online games: the page at /?game=ID&token=TOKEN keeps the token in this browser
+// (localStorage), takes it out of the address bar, and sends it as Authorization: Bearer on
+// every request for that game; GET /api/games/ID/events (Server-Sent Events) brings the other
+// players' moves at once. Settings (theme, sound, colours, speed) are remembered here too.
 "use strict";
 
 (() => {
@@ -28,7 +34,37 @@
     replay: null, // {positions, moves, index} while replaying
     replayTimer: null,
     wavesAnimated: 0,
+    seat: null, // an online game's seat of this browser (null: a spectator, or offline)
+    events: null, // the EventSource of an online game
+    pending: null, // a pushed state that came in while the page was busy
+    lastMove: null, // the last move's answer, with its waves (for the result's summary)
+    resultClosed: false,
   };
+
+  // ---- settings and tokens, remembered in this browser ---------------------------------
+  const store = {
+    get(key, fallback) {
+      try {
+        const v = localStorage.getItem(`colorwars.${key}`);
+        return v === null ? fallback : JSON.parse(v);
+      } catch (e) {
+        return fallback;
+      }
+    },
+    set(key, value) {
+      try { localStorage.setItem(`colorwars.${key}`, JSON.stringify(value)); } catch (e) { /* private mode */ }
+    },
+  };
+  const settings = Object.assign({ theme: "system", sound: false, colours: [], seenHelp: false }, store.get("settings", {}));
+  const saveSettings = () => store.set("settings", settings);
+  const tokens = store.get("tokens", {});
+  const tokenFor = (id) => tokens[id] || null;
+  function keepToken(id, token) {
+    tokens[id] = token;
+    const ids = Object.keys(tokens);
+    while (ids.length > 200) delete tokens[ids.shift()]; // bounded, the oldest first
+    store.set("tokens", tokens);
+  }
 
   class ApiError extends Error {
     constructor(message, type, status) {
@@ -40,6 +76,9 @@
 
   async function api(method, path, body) {
     const init = { method, headers: {} };
+    const game = /^\/api\/games\/([^/?]+)/.exec(path);
+    const token = game ? tokenFor(game[1]) : null;
+    if (token) init.headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
@@ -57,7 +96,7 @@
 
   // ---- small helpers -----------------------------------------------------------------
   const letter = (p) => "abcdefgh"[p];
-  const colour = (p) => ui.options.colours[p];
+  const colour = (p) => settings.colours[p] || ui.options.colours[p];
   const columnName = (x) => {
     let name = "";
     for (let n = x + 1; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(97 + ((n - 1) % 26)) + name;
@@ -83,6 +122,10 @@
   const seatKind = (g, p) => g.seats[p];
   const isHuman = (g, p) => g.seats[p] === "human";
   const humans = (g) => g.seats.filter((s) => s === "human").length;
+  // Whose turn this browser plays: any human seat offline; online, only its own seat.
+  const mine = (g, p) => isHuman(g, p) && (!g.online || ui.seat === p);
+  const LEVELS = { easy: "Easy", medium: "Medium", hard: "Hard", perfect: "Perfect" };
+  const seatLabel = (kind) => LEVELS[kind] || kind;
 
   function say(text, info = false) {
     const m = $("message");
@@ -164,7 +207,8 @@
       if (marks.last === i) classes.push("last");
       if (bursting.has(i)) classes.push("bursting");
       if (captured.has(i)) classes.push("captured");
-      if (ui.hint && ui.hint.position === g.position && ui.hint.cell === i && !ui.replay) classes.push("hint");
+      const hinted = ui.hint && ui.hint.position === g.position && ui.hint.cell === i && !ui.replay;
+      if (hinted) classes.push("hint");
       if (exactBest === i) classes.push("best");
       const cell = el("g", { class: classes.join(" "), "data-cell": i, transform: `translate(${MARGIN + x * CELL} ${MARGIN + y * CELL})` }, svg);
       const name = cellName(g, i);
@@ -174,6 +218,15 @@
         cell.setAttribute("role", "button");
       }
       el("rect", { class: "bg", width: CELL, height: CELL }, cell);
+      if (hinted) {
+        // Not the dashed "one more orb bursts" frame: a ring and a star, in the hint's green.
+        el("circle", { class: "hint-ring", cx: CELL / 2, cy: CELL / 2, r: CELL * 0.43 }, cell);
+        const star = Array.from({ length: 10 }, (_, j) => {
+          const t = -Math.PI / 2 + (Math.PI * j) / 5, k = j % 2 ? 3 : 7;
+          return `${(CELL - 10 + k * Math.cos(t)).toFixed(1)},${(10 + k * Math.sin(t)).toFixed(1)}`;
+        });
+        el("polygon", { class: "hint-star", points: star.join(" ") }, cell);
+      }
       if (n > 0) {
         el("rect", { class: "tint", x: 1, y: 1, width: CELL - 2, height: CELL - 2, fill: colour(owner), "fill-opacity": 0.16 }, cell);
         el("text", { x: 4, y: 14, class: "tag", fill: colour(owner) }, cell).textContent = letter(owner);
@@ -215,16 +268,18 @@
     }
     board.dataset.game = g.id;
     board.dataset.ply = String(g.ply);
-    legend(g);
+    legend(g, ui.shown.counts, ui.shown.owners, replay ? replay.positions[replay.index] : g.position);
     moveList(g);
     status(g);
     $("position-text").value = replay ? replay.positions[replay.index] : g.position;
     replayControls(g);
     buttons(g);
+    result(g);
+    onlinePanel(g);
   }
 
   function humanMayMove(g) {
-    return g.winner === null && isHuman(g, g.to_move) && !ui.busy && !ui.replay;
+    return g.winner === null && mine(g, g.to_move) && !ui.busy && !ui.replay;
   }
 
   function setState(g) {
@@ -232,25 +287,23 @@
     if (ui.replay) s = "replay";
     else if (g.winner !== null) s = "over";
     else if (ui.busy) s = "busy";
-    else if (isHuman(g, g.to_move)) s = "ready";
+    else if (mine(g, g.to_move)) s = "ready";
+    else if (isHuman(g, g.to_move)) s = "waiting"; // online: another browser's turn
     else s = ui.paused ? "paused" : "watching";
     board.dataset.state = s;
   }
 
   function status(g) {
     setState(g);
-    const who = (p) => {
-      const kind = seatKind(g, p);
-      const you = kind === "human" ? (humans(g) === 1 ? "you" : "human") : kind;
-      return `player ${letter(p)} (${you})`;
-    };
+    const who = (p) => `player ${letter(p)} (${seatName(g, p)})`;
     let text;
     if (ui.replay) {
       const k = ui.replay.index, m = ui.replay.moves[k - 1];
       text = `Replay: after move ${k} of ${ui.replay.moves.length}` + (m ? ` (${letter(m.player)} played ${m.name})` : "");
     } else if (g.winner !== null) {
-      const kind = seatKind(g, g.winner);
-      text = kind === "human" && humans(g) === 1 ? "You win!" : `Player ${letter(g.winner)} (${kind === "human" ? "human" : kind}) wins after ${g.ply} moves.`;
+      text = seatName(g, g.winner) === "you" ? "You win!" : `Player ${letter(g.winner)} (${seatName(g, g.winner)}) wins after ${g.ply} moves.`;
+    } else if (isHuman(g, g.to_move) && !mine(g, g.to_move)) {
+      text = `Waiting for player ${letter(g.to_move)} to move`;
     } else if (ui.busy && !isHuman(g, g.to_move)) {
       text = `${who(g.to_move)} is thinking…`;
     } else if (!isHuman(g, g.to_move) && ui.paused) {
@@ -261,26 +314,39 @@
     $("status").textContent = text;
   }
 
-  function legend(g) {
+  // A seat as the page names it: "you" (this browser's only seat), "human", a difficulty
+  // ("Hard"), or the AI's name.
+  function seatName(g, p) {
+    const kind = seatKind(g, p);
+    if (kind !== "human") return seatLabel(kind);
+    if (g.online) return ui.seat === p ? "you" : "friend";
+    return humans(g) === 1 ? "you" : "human";
+  }
+
+  // The players, their orbs on the board shown (a replayed position's in a replay).
+  function legend(g, counts, owners, position) {
     const box = $("legend");
     box.replaceChildren();
+    const fields = position.split(" ");
+    const toMove = "abcdefgh".indexOf(fields[4]);
     for (let p = 0; p < g.players; p++) {
       const item = document.createElement("span");
       item.className = "seat";
-      if (g.winner === null && p === g.to_move) item.classList.add("to-move");
-      const orbs = g.counts.reduce((sum, n, i) => sum + (g.owners[i] === p ? n : 0), 0);
-      const out = g.position.split(" ")[6];
+      item.dataset.seat = String(p);
+      if (g.winner === null || ui.replay) { if (p === toMove) item.classList.add("to-move"); }
+      const orbs = counts.reduce((sum, n, i) => sum + (owners[i] === p ? n : 0), 0);
+      item.dataset.orbs = String(orbs);
+      const out = fields[6];
       if (out !== "-" && out.includes(letter(p))) item.classList.add("out");
       item.appendChild(badge(p));
       const label = document.createElement("span");
-      const kind = seatKind(g, p) === "human" && humans(g) === 1 ? "you" : seatKind(g, p);
-      label.textContent = `${letter(p)} ${kind} · ${orbs} orb${orbs === 1 ? "" : "s"}`;
+      label.textContent = `${letter(p)} ${seatName(g, p)} · ${orbs} orb${orbs === 1 ? "" : "s"}`;
       item.appendChild(label);
       box.appendChild(item);
     }
     const note = document.createElement("span");
     note.className = "note";
-    note.textContent = "dashed frame: one more orb bursts the cell";
+    note.textContent = "dashed frame: one more orb bursts the cell · green ring: the hint";
     box.appendChild(note);
   }
 
@@ -405,6 +471,8 @@
     ui.hint = null;
     ui.analysis = null;
     $("analysis-result").textContent = "";
+    sound(result.waves.length ? "burst" : "place");
+    result.before = before ? before.owners.slice() : null;
     try {
       if (before && previous && previous.id === result.id) await animate(before, result, result);
     } finally {
@@ -412,6 +480,8 @@
       ui.skip = false;
     }
     ui.game = result;
+    ui.lastMove = result;
+    if (result.winner !== null) sound("win");
   }
 
   // ---- playing --------------------------------------------------------------------------
@@ -426,6 +496,10 @@
     } finally {
       ui.busy = false;
       if (ui.game) show(ui.game);
+      // A state pushed while busy: shown now (dropped if it is the one just shown).
+      const pushed = ui.pending;
+      ui.pending = null;
+      if (pushed) setTimeout(() => receive(pushed), 0);
     }
   }
 
@@ -433,7 +507,13 @@
     const g = ui.game;
     if (!g || !humanMayMove(g)) return;
     if (!g.legal_moves.includes(i)) {
-      say(`${cellName(g, i)} is not a legal move for player ${letter(g.to_move)}.`);
+      // The server says why (the rules' reason); nothing is played.
+      try {
+        const why = await api("GET", `/api/games/${g.id}/check-move?cell=${i}`);
+        if (!why.legal) say(`${cellName(g, i)}: ${why.reason.replace(/^illegal move \d+: /, "")}.`);
+      } catch (e) {
+        say(e.message);
+      }
       return;
     }
     say("");
@@ -451,6 +531,8 @@
     while (ui.game && generation === ui.generation && !ui.replay) {
       const g = ui.game;
       if (g.winner !== null || isHuman(g, g.to_move) || ui.paused || ui.busy) return;
+      // Online, the creator's browser asks for the AI seats' moves; the others see them pushed.
+      if (g.online && ui.seat !== g.creator) return;
       const ok = await busy(async () => {
         const result = await api("POST", `/api/games/${g.id}/ai-move`, { ply: g.ply });
         if (generation === ui.generation) await showMove(result);
@@ -468,23 +550,88 @@
     ui.analysis = null;
     ui.replay = null;
     ui.paused = false;
+    ui.lastMove = null;
+    ui.resultClosed = false;
+    ui.pending = null;
+    if (g.online) {
+      if (g.seat !== undefined) ui.seat = g.seat;
+    } else {
+      ui.seat = null;
+    }
     stopReplayTimer();
     $("analysis-result").textContent = "";
+    store.set("current", g.id);
+    listen(g);
     show(g);
+    colourPickers();
     aiTurns();
   }
 
   async function newGame(body) {
     say("");
     const g = await busy(() => api("POST", "/api/games", body));
-    if (g) setGame(g);
+    if (g) {
+      if (g.token) keepToken(g.id, g.token);
+      if (g.links) ui.links = { id: g.id, links: g.links };
+      ui.setup = { ...body };
+      delete ui.setup.position;
+      delete ui.setup.record;
+      setGame(g);
+      refreshRecent();
+    }
     return g;
+  }
+
+  // ---- online: the push channel ------------------------------------------------------------
+  // Every change of an online game comes as an event with the whole state; a browser that
+  // reconnects (EventSource does it by itself) gets the state now first.
+  function listen(g) {
+    if (ui.events && ui.events.gameId === g.id) return;
+    if (ui.events) ui.events.close();
+    ui.events = null;
+    if (!g.online || typeof EventSource === "undefined") return;
+    const source = new EventSource(`/api/games/${g.id}/events`);
+    source.gameId = g.id;
+    for (const kind of ["state", "move", "undo"]) {
+      source.addEventListener(kind, (event) => receive(JSON.parse(event.data)));
+    }
+    source.addEventListener("deleted", () => {
+      source.close();
+      say("This game was deleted by its creator.");
+    });
+    source.addEventListener("open", () => { $("online-seat").classList.remove("offline"); });
+    source.addEventListener("error", () => { $("online-seat").classList.add("offline"); });
+    ui.events = source;
+  }
+
+  let receiving = Promise.resolve();
+  function receive(state) {
+    receiving = receiving.then(() => take(state)).catch((e) => say(e.message));
+    return receiving;
+  }
+
+  async function take(state) {
+    const g = ui.game;
+    if (!g || state.id !== g.id) return;
+    if (ui.busy) { ui.pending = state; return; }
+    if (state.ply === g.ply && state.position === g.position) return; // already shown
+    if (state.move && state.ply === g.ply + 1 && !ui.replay) {
+      await busy(() => showMove(state));
+    } else {
+      ui.game = Object.assign({}, state);
+      ui.hint = null;
+      ui.analysis = null;
+      show(ui.game);
+    }
+    aiTurns();
   }
 
   // Undo takes back the last human move and every AI move after it; with no human seat, one.
   function undoCount(g) {
     const moves = g.moves;
     if (!moves.length) return 0;
+    // Online, a seat takes back only its own last move, before anyone has answered it.
+    if (g.online) return moves[moves.length - 1].player === ui.seat ? 1 : 0;
     if (humans(g) === 0) return 1;
     let k = 0;
     while (k < moves.length && !isHuman(g, moves[moves.length - 1 - k].player)) k++;
@@ -510,7 +657,8 @@
     const result = await busy(() => api("POST", `/api/games/${g.id}/hint`));
     if (result && ui.game.position === result.position) {
       ui.hint = result;
-      say(`Hint: ${result.name} (${result.ai}, ${result.seconds} s)`, true);
+      const who = result.ai === "proof" ? "proven" : `${result.ai}, ${result.seconds} s`;
+      say(`Hint: ${result.name} (${who}): ${result.why}.`, true);
       show(ui.game);
     }
   }
@@ -540,11 +688,254 @@
     box.appendChild(list);
     const exact = document.createElement("div");
     exact.className = "exact";
-    exact.textContent = result.exact.solved
-      ? `Exact: ${result.exact.reason}; best first move ${result.exact.best.name} (line ${result.exact.line.join(" ")}).`
-      : `Exact result: not available (${result.exact.reason}).`;
+    exact.textContent = exactText(result.exact, g);
     box.appendChild(exact);
+    const note = document.createElement("div");
+    note.className = "small";
+    const top1 = top.length ? top[0].name : "";
+    const proven = result.exact.solved && result.exact.best ? result.exact.best.name : "";
+    note.textContent = proven && top1 && proven !== top1
+      ? `The search's favourite ${top1} is not the proven move ${proven}: MCTS estimates from random playouts, the proof is exact; trust the proof. The hint plays the proof where there is one, else alpha-beta at about a second, which can differ from MCTS too.`
+      : "The hint plays the proven move where there is one, else alpha-beta's choice at about a second; MCTS's shading is an estimate and can differ from both.";
+    box.appendChild(note);
     show(ui.game);
+  }
+
+  function exactText(exact, g) {
+    if (!exact.solved) return `Exact result: not proven (${exact.reason}).`;
+    const moves = Object.entries(exact.moves || {});
+    const wins = moves.filter(([, m]) => m.winner === g.to_move).map(([c]) => cellName(g, Number(c)));
+    const loses = moves.filter(([, m]) => m.winner !== g.to_move).length;
+    const best = exact.best ? `; best move ${exact.best.name}` : "";
+    const line = exact.line && exact.line.length > 1 ? ` (line ${exact.line.join(" ")})` : "";
+    const settled = exact.complete ? "every move settled" : `${moves.length} of ${g.legal_moves.length} moves settled`;
+    const winning = wins.length ? `; winning moves: ${wins.join(", ")}` : "";
+    return `Exact: ${exact.reason}${best}${line}. ${settled}: ${wins.length} win, ${loses} lose${winning}.`;
+  }
+
+  // ---- the result screen ------------------------------------------------------------------------
+  function result(g) {
+    const box = $("result");
+    const over = g.winner !== null && !ui.replay;
+    box.hidden = !over || ui.resultClosed;
+    board.parentElement.classList.toggle("finished", over && !ui.resultClosed);
+    if (!over) { box.dataset.result = ""; return; }
+    box.dataset.result = String(g.winner);
+    const name = seatName(g, g.winner);
+    $("result-title").replaceChildren(badge(g.winner), document.createTextNode(
+      name === "you" ? " You win!" : ` Player ${letter(g.winner)} (${name}) wins`));
+    $("result-summary").textContent = summary(g);
+    $("rematch-swap").hidden = g.players !== 2;
+  }
+
+  // One line on the game: its length, and the cascade that decided it.
+  function summary(g) {
+    const last = g.moves[g.moves.length - 1];
+    let text = `${g.ply} moves.`;
+    const m = ui.lastMove && ui.lastMove.id === g.id && ui.lastMove.ply === g.ply ? ui.lastMove : null;
+    if (last && m && m.waves.length) {
+      const bursts = m.waves.reduce((n, w) => n + w.bursts.length, 0);
+      const before = m.before || [];
+      const taken = g.owners.filter((o, i) => o === g.winner && before[i] >= 0 && before[i] !== g.winner).length;
+      const waves = `${m.waves.length} wave${m.waves.length > 1 ? "s" : ""}`;
+      const cells = taken ? `, took ${taken} cell${taken > 1 ? "s" : ""}` : "";
+      text += ` The decisive cascade: ${letter(last.player)} on ${last.name} set off ${waves} of bursts (${bursts} in all)${cells} and left no opponent an orb.`;
+    } else if (last) {
+      text += ` The last move: ${letter(last.player)} on ${last.name}.`;
+    }
+    return text;
+  }
+
+  function rematch(swap) {
+    const g = ui.game;
+    const setup = ui.setup && ui.setup.width === g.width ? { ...ui.setup } : {
+      width: g.width, height: g.height, players: g.players, rules: g.rules, first: g.first === null ? 0 : g.first,
+    };
+    let seats = g.seats.slice();
+    if (swap) seats = seats.slice().reverse();
+    setup.seats = seats;
+    if (g.online) setup.online = true;
+    newGame(setup);
+  }
+
+  // ---- the online panel -------------------------------------------------------------------------
+  function onlinePanel(g) {
+    const panel = $("online");
+    panel.hidden = !g.online;
+    if (!g.online) return;
+    $("online-seat").textContent = ui.seat === null || ui.seat === undefined
+      ? "You are watching this game."
+      : `You play ${letter(ui.seat)}. Moves arrive here as soon as they are made.`;
+    const links = ui.links && ui.links.id === g.id ? ui.links.links : null;
+    const box = $("online-links");
+    if (!links) { box.replaceChildren(); return; }
+    if (box.dataset.game === g.id) return;
+    box.dataset.game = g.id;
+    box.replaceChildren();
+    for (const [who, url] of Object.entries(links)) {
+      const row = document.createElement("div");
+      row.className = "row link";
+      const label = document.createElement("span");
+      label.textContent = who === "spectator" ? "To watch:" : `For player ${who}:`;
+      const input = document.createElement("input");
+      input.readOnly = true;
+      input.value = url;
+      input.dataset.link = who;
+      input.setAttribute("aria-label", label.textContent);
+      const copy = document.createElement("button");
+      copy.type = "button";
+      copy.textContent = "Copy";
+      copy.addEventListener("click", async () => {
+        try { await navigator.clipboard.writeText(url); say("Link copied.", true); } catch (e) { input.select(); }
+      });
+      row.append(label, input, copy);
+      box.appendChild(row);
+    }
+  }
+
+  // ---- sound: synthesised with Web Audio, off until turned on ---------------------------------
+  let audio = null;
+  function sound(kind) {
+    if (!settings.sound) return;
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      const t = audio.currentTime;
+      const tone = (freq, start, length, type = "sine", gain = 0.12) => {
+        const osc = audio.createOscillator(), amp = audio.createGain();
+        osc.type = type;
+        osc.frequency.setValueAtTime(freq, t + start);
+        amp.gain.setValueAtTime(gain, t + start);
+        amp.gain.exponentialRampToValueAtTime(0.0001, t + start + length);
+        osc.connect(amp).connect(audio.destination);
+        osc.start(t + start);
+        osc.stop(t + start + length + 0.02);
+      };
+      if (kind === "place") tone(520, 0, 0.08);
+      if (kind === "burst") { tone(180, 0, 0.18, "triangle", 0.18); tone(90, 0.02, 0.22, "sawtooth", 0.06); }
+      if (kind === "win") [523, 659, 784, 1046].forEach((f, k) => tone(f, k * 0.12, 0.25, "sine", 0.1));
+    } catch (e) { /* no audio here */ }
+  }
+
+  // ---- theme, colours, views --------------------------------------------------------------------
+  function applyTheme() {
+    document.documentElement.dataset.theme = settings.theme;
+    $("theme").textContent = `Theme: ${settings.theme}`;
+    $("sound").textContent = `Sound: ${settings.sound ? "on" : "off"}`;
+    $("sound").setAttribute("aria-pressed", String(settings.sound));
+  }
+
+  // sRGB to CIE Lab (D65), for the colour distance; WCAG's relative luminance for contrast.
+  function rgb(hex) {
+    const n = parseInt(hex.slice(1), 16);
+    return [(n >> 16) & 255, (n >> 8) & 255, n & 255].map((v) => v / 255);
+  }
+  const linear = (c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+  function luminance(hex) {
+    const [r, g, b] = rgb(hex).map(linear);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+  function contrast(a, b) {
+    const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+    return (x + 0.05) / (y + 0.05);
+  }
+  function lab(hex) {
+    const [r, g, b] = rgb(hex).map(linear);
+    const xyz = [
+      (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
+      0.2126 * r + 0.7152 * g + 0.0722 * b,
+      (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
+    ].map((v) => (v > 0.008856 ? Math.cbrt(v) : 7.787 * v + 16 / 116));
+    return [116 * xyz[1] - 16, 500 * (xyz[0] - xyz[1]), 200 * (xyz[1] - xyz[2])];
+  }
+  const distance = (a, b) => Math.hypot(...lab(a).map((v, k) => v - lab(b)[k]));
+  // The thresholds: a colour distance (CIE76 ΔE) of at least 20 between any two players, and a
+  // contrast of at least 2:1 against the board's cells in both themes (the orbs also have a
+  // dark outline, a shape and a letter).
+  const MIN_DISTANCE = 20, MIN_CONTRAST = 2, BACKGROUNDS = { light: "#fbfbfc", dark: "#232a35" };
+
+  // Why a palette is refused, or null when every colour can be told apart.
+  function paletteProblem(colours, players) {
+    for (let p = 0; p < players; p++) {
+      for (const [theme, bg] of Object.entries(BACKGROUNDS)) {
+        const c = contrast(colours[p], bg);
+        if (c < MIN_CONTRAST) return `${letter(p)}'s colour ${colours[p]} is too faint on the ${theme} board (contrast ${c.toFixed(2)}:1, at least ${MIN_CONTRAST}:1)`;
+      }
+      for (let q = 0; q < p; q++) {
+        const d = distance(colours[p], colours[q]);
+        if (d < MIN_DISTANCE) return `${letter(q)} and ${letter(p)} are too close to tell apart (colour distance ${d.toFixed(1)}, at least ${MIN_DISTANCE})`;
+      }
+    }
+    return null;
+  }
+
+  function colourPickers() {
+    const box = $("colours");
+    box.replaceChildren();
+    const n = ui.game ? ui.game.players : 2;
+    for (let p = 0; p < n; p++) {
+      const row = document.createElement("label");
+      row.className = "seat-row";
+      row.appendChild(badge(p));
+      row.append(` ${letter(p)} `);
+      const input = document.createElement("input");
+      input.type = "color";
+      input.id = `colour-${p}`;
+      input.value = colour(p);
+      input.setAttribute("aria-label", `colour of player ${letter(p)}`);
+      input.addEventListener("change", () => setColour(p, input.value));
+      row.appendChild(input);
+      box.appendChild(row);
+    }
+  }
+
+  function setColour(p, value) {
+    const colours = ui.options.colours.map((c, k) => settings.colours[k] || c);
+    colours[p] = value.toLowerCase();
+    const problem = paletteProblem(colours, ui.game ? ui.game.players : 2);
+    const message = $("colour-message");
+    if (problem) {
+      message.textContent = `Not used: ${problem}.`;
+      $(`colour-${p}`).value = colour(p);
+      return;
+    }
+    message.textContent = "";
+    settings.colours = colours;
+    saveSettings();
+    if (ui.game) show(ui.game);
+    colourPickers();
+  }
+
+  function setView(study) {
+    document.body.classList.toggle("view-study", study);
+    document.body.classList.toggle("view-play", !study);
+    $("view-study").setAttribute("aria-pressed", String(study));
+    $("view-study").textContent = study ? "Play" : "Study";
+  }
+
+  // ---- recent games --------------------------------------------------------------------------
+  async function refreshRecent() {
+    let list;
+    try { list = (await api("GET", "/api/games")).games; } catch (e) { return; }
+    const box = $("recent");
+    box.replaceChildren();
+    for (const g of list) {
+      const li = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "link";
+      button.dataset.game = g.id;
+      const state = g.winner === null ? `move ${g.ply}` : `${letter(g.winner)} won`;
+      button.textContent = `${g.width}×${g.height} ${g.rules}, ${g.seats.map(seatLabel).join(" v ")}, ${state}${g.online ? ", online" : ""}`;
+      button.addEventListener("click", () => openGame(g.id));
+      li.appendChild(button);
+      box.appendChild(li);
+    }
+  }
+
+  async function openGame(id) {
+    const g = await busy(() => api("GET", `/api/games/${id}`));
+    if (g) setGame(g);
+    return g;
   }
 
   // ---- replay -------------------------------------------------------------------------------
@@ -624,8 +1015,16 @@
     }
     $("analysis-simulations").max = String(o.limits.simulations);
     $("analysis-simulations").value = String(o.analysis_default);
-    boardSelect.addEventListener("change", () => { $("ng-custom").hidden = boardSelect.value !== "custom"; });
+    boardSelect.addEventListener("change", () => { $("ng-custom").hidden = boardSelect.value !== "custom"; seatRows(); });
     $("ng-players").addEventListener("change", seatRows);
+    $("ng-rules").addEventListener("change", seatRows);
+    for (const id of ["ng-width", "ng-height"]) $(id).addEventListener("change", seatRows);
+    // Online: the other seats are a friend's by default.
+    $("ng-online").addEventListener("change", () => {
+      if (!$("ng-online").checked) return;
+      const kinds = document.querySelectorAll("#ng-seats .seat-kind");
+      if (kinds.length === 2 && kinds[0].value === "human") { kinds[1].value = "human"; kinds[1].dispatchEvent(new Event("change")); }
+    });
     seatRows();
   }
 
@@ -649,9 +1048,14 @@
       const kind = document.createElement("select");
       kind.className = "seat-kind";
       kind.setAttribute("aria-label", `seat ${letter(p)}`);
+      const [bw, bh] = boardSize();
+      const solved = n === 2 && ui.options.perfect_boards.includes(`${bw}x${bh} ${$("ng-rules").value}`);
       for (const k of ui.options.seats) {
-        const option = new Option(k === "mcts" ? "MCTS" : k === "alphabeta" ? "alpha-beta" : k, k);
+        const names = { mcts: "MCTS", alphabeta: "alpha-beta", human: "human" };
+        const level = ui.options.difficulties[k];
+        const option = new Option(level ? `${LEVELS[k]} (${level})` : names[k] || k, k);
         if (k === "alphabeta" && n !== 2) option.disabled = true;
+        if (k === "perfect" && !solved) { option.disabled = true; option.title = "only on the boards the package has solved"; }
         kind.add(option);
       }
       const budget = document.createElement("input");
@@ -673,7 +1077,7 @@
       kind.addEventListener("change", sync);
       const previous = old[p] || (p === 0 ? "human" : ui.options.default_seats[1]);
       const [k, arg] = previous.split(":");
-      kind.value = k === "alphabeta" && n !== 2 ? "mcts" : k;
+      kind.value = (k === "alphabeta" && n !== 2) || (k === "perfect" && !solved) ? "hard" : k;
       sync();
       if (arg && kind.value === k) budget.value = arg;
       box.appendChild(row);
@@ -686,18 +1090,24 @@
     return k === "mcts" || k === "alphabeta" ? `${k}:${b}` : k;
   }
 
-  function formBody(watch) {
+  function boardSize() {
     const choice = $("ng-board").value;
-    const [w, h] = choice === "custom" ? [$("ng-width").value, $("ng-height").value] : choice.split("x");
+    return (choice === "custom" ? [$("ng-width").value, $("ng-height").value] : choice.split("x")).map(Number);
+  }
+
+  function formBody(watch) {
+    const [w, h] = boardSize();
     const seats = [...document.querySelectorAll("#ng-seats .seat-row")].map(readSeat);
-    return {
-      width: Number(w),
-      height: Number(h),
+    const body = {
+      width: w,
+      height: h,
       rules: $("ng-rules").value,
       players: Number($("ng-players").value),
       first: $("ng-first").value,
-      seats: watch ? seats.map((s, p) => (s === "human" ? (p % 2 ? "greedy" : "mcts:2000") : s)) : seats,
+      seats: watch ? seats.map((s, p) => (s === "human" ? (p % 2 ? "easy" : "medium") : s)) : seats,
     };
+    if ($("ng-online").checked && !watch) body.online = true;
+    return body;
   }
 
   // ---- files and clipboard ----------------------------------------------------------------
@@ -779,8 +1189,51 @@
     $("speed").addEventListener("change", () => localStorage.setItem("colorwars.speed", $("speed").value));
     $("new-game").addEventListener("submit", (event) => {
       event.preventDefault();
+      $("new-game-panel").open = false;
       newGame(formBody(false));
     });
+    const openNewGame = () => {
+      setView(false);
+      $("new-game-panel").open = true;
+      $("new-game-panel").scrollIntoView({ block: "nearest" });
+      $("ng-start").focus();
+    };
+    $("new-game-button").addEventListener("click", openNewGame);
+    $("result-new").addEventListener("click", () => { ui.resultClosed = true; if (ui.game) show(ui.game); openNewGame(); });
+    $("rematch").addEventListener("click", () => rematch(false));
+    $("rematch-swap").addEventListener("click", () => rematch(true));
+    $("result-close").addEventListener("click", () => { ui.resultClosed = true; if (ui.game) show(ui.game); });
+    $("view-study").addEventListener("click", () => setView(!document.body.classList.contains("view-study")));
+    const rules = $("rules-dialog");
+    const showRules = () => (rules.showModal ? rules.showModal() : rules.setAttribute("open", ""));
+    $("rules-button").addEventListener("click", showRules);
+    $("first-game-rules").addEventListener("click", showRules);
+    $("rules-close").addEventListener("click", () => (rules.close ? rules.close() : rules.removeAttribute("open")));
+    $("first-game-close").addEventListener("click", () => {
+      settings.seenHelp = true;
+      saveSettings();
+      $("first-game").hidden = true;
+    });
+    $("theme").addEventListener("click", () => {
+      const order = ["system", "light", "dark"];
+      settings.theme = order[(order.indexOf(settings.theme) + 1) % order.length];
+      saveSettings();
+      applyTheme();
+    });
+    $("sound").addEventListener("click", () => {
+      settings.sound = !settings.sound;
+      saveSettings();
+      applyTheme();
+      if (settings.sound) sound("place");
+    });
+    $("colours-reset").addEventListener("click", () => {
+      settings.colours = [];
+      saveSettings();
+      $("colour-message").textContent = "";
+      colourPickers();
+      if (ui.game) show(ui.game);
+    });
+    $("recent-panel").addEventListener("toggle", () => { if ($("recent-panel").open) refreshRecent(); });
     $("ng-watch").addEventListener("click", () => newGame(formBody(true)));
     $("copy-position").addEventListener("click", copyPosition);
     $("paste-position").addEventListener("click", pastePosition);
@@ -814,7 +1267,14 @@
   }
 
   async function start() {
+    applyTheme();
     wire();
+    // A link to a game (?game=ID, with &token=TOKEN for a seat): the token is kept in this
+    // browser and taken out of the address bar (and so out of the history and any Referer).
+    const params = new URLSearchParams(location.search);
+    const linked = params.get("game");
+    if (linked && params.get("token")) keepToken(linked, params.get("token"));
+    if (params.has("game") || params.has("token")) history.replaceState(null, "", location.pathname);
     try {
       ui.options = await api("GET", "/api/options");
     } catch (e) {
@@ -822,8 +1282,23 @@
       return;
     }
     fillForm(ui.options);
-    // The default game at once: 5 × 5 colorwars, you as player a against greedy.
+    $("first-game").hidden = settings.seenHelp || Boolean(linked);
+    // The game of the link, else the one this browser played last (a reload resumes it),
+    // else the default game: 5 × 5 colorwars, you as player a against the default AI.
+    const resume = linked || store.get("current", null);
+    if (resume) {
+      try {
+        const g = await api("GET", `/api/games/${resume}`);
+        setGame(g);
+        if (linked && g.online) say(ui.seat === null ? "Watching this game." : `You play ${letter(ui.seat)}.`, true);
+        colourPickers();
+        return;
+      } catch (e) {
+        if (linked) say(`That game is not here: ${e.message}`);
+      }
+    }
     await newGame({ width: 5, height: 5, players: 2, rules: "colorwars", first: 0, seats: ui.options.default_seats });
+    colourPickers();
   }
 
   window.colorwars = { ui, api };
