@@ -2,8 +2,10 @@
 Playwright through ``executable_path``): load the page, start a 5x5 game against greedy from the
 new-game form, play it to the end by clicking cells, and check after every move that the
 board's ``data-position`` is the engine's position, that every wave of every cascade was
-animated, and that the page logged no error; then the tools around the board (hint, undo,
-analysis, replay, position and record), and the page at a phone's width.
+animated, and that the page logged no error; the result screen and a rematch; then the tools
+around the board (hint, undo, and in the Study view analysis, replay, position and record), and
+the page at a phone's width. ``tests/test_web_browser_online.py`` plays online games between
+browsers.
 
 Skips when Playwright, the web extra or ``/usr/bin/chromium`` is missing (``.ci/run`` installs
 them). Screenshots go to pytest's temporary folder, or to ``$COLORWARS_SCREENSHOTS`` when set
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -136,7 +139,8 @@ def test_a_game_against_greedy_played_to_the_end_by_clicking(
     old = board(page, "game")
     page.click("#ng-start")
     page.wait_for_function(f"() => document.getElementById('board').dataset.game !== '{old}'")
-    page.click("#new-game-panel summary")
+    assert not page.locator("#new-game-panel").get_attribute("open")  # closed on start
+    page.click("#first-game-close")  # the first-game walkthrough, read
     page.select_option("#speed", "50")  # animated, quickly
     page.evaluate(WATCH)
     assert page.locator("#board [data-cell]").count() == 25
@@ -180,7 +184,30 @@ def test_a_game_against_greedy_played_to_the_end_by_clicking(
     assert seen["flyers"] > 0
     assert board(page, "state") == "over"
     assert "win" in page.inner_text("#status")
-    page.screenshot(path=str(tmp_path / "web-game-over.png"))
+    # The result screen: the winner's seat, the moves, the decisive cascade; then a rematch.
+    result = page.locator(f'#result[data-result="{engine.winner}"]')
+    assert result.is_visible()
+    text = result.inner_text()
+    assert f"{engine.ply} moves" in text
+    assert ("You win" in text) == (engine.winner == 0)
+    if engine.waves():
+        assert "decisive cascade" in text
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(shots / "web-result.png"))
+    finished = board(page, "game")
+    page.click("#rematch")
+    page.wait_for_function(
+        "old => { const b = document.getElementById('board');"
+        " return b.dataset.game !== old && b.dataset.state === 'ready'; }",
+        arg=finished,
+    )
+    assert page.locator("#result").is_hidden()
+    rematch = page.evaluate(
+        "id => fetch('/api/games/' + id).then(r => r.json())", board(page, "game")
+    )
+    assert rematch["seats"] == ["human", "greedy"]
+    assert rematch["ply"] == 0
+    assert (rematch["width"], rematch["height"], rematch["rules"]) == (5, 5, "colorwars")
     assert not problems, problems
     print(
         f"\nbrowser game: {clicks} clicks, {engine.ply} moves, {waves} waves animated, "
@@ -193,12 +220,26 @@ def test_the_tools_around_the_board(browser: Any, server: str) -> None:
     saving and loading a record."""
     page, problems = open_page(browser, server, viewport={"width": 1280, "height": 860})
     page.select_option("#speed", "0")
+    # A fresh game against greedy (a page reload would resume the last one).
+    page.click("#new-game-button")
+    page.locator("#ng-seats .seat-kind").nth(1).select_option("greedy")
+    old = board(page, "game")
+    page.click("#ng-start")
+    page.wait_for_function(f"() => document.getElementById('board').dataset.game !== '{old}'")
     page.click('#board [data-cell="12"]')  # a's opening on c3; greedy replies
     page.wait_for_function(IDLE, arg=0)
     page.click("#hint")
     page.wait_for_selector("#board .cell.hint")
     hinted = page.get_attribute("#board .cell.hint", "data-cell")
     assert "Hint:" in page.inner_text("#message")
+    # The hint's mark is its own (a ring and a star), not the dashed "bursts next" frame.
+    assert page.locator("#board .cell.hint .hint-ring").count() == 1
+    # A tap on an illegal cell says why, in the rules' words.
+    legal_now = colorwars.Game.from_text(board(page, "position")).legal_moves()
+    illegal = next(c for c in range(25) if c not in legal_now)
+    page.click(f'#board [data-cell="{illegal}"]')
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('only')")
+    assert str(illegal) not in page.inner_text("#message").split(":")[0]
     page.click(f'#board [data-cell="{hinted}"]')
     page.wait_for_function(IDLE, arg=2)
     assert int(board(page, "ply")) in (3, 4)  # 3 when the hint won at once
@@ -211,18 +252,29 @@ def test_the_tools_around_the_board(browser: Any, server: str) -> None:
     assert page.is_disabled("#undo")
     page.click('#board [data-cell="12"]')
     page.wait_for_function(IDLE, arg=0)
-    # Analysis: every legal cell shaded, with its win rate.
+    # The Study view: notation, records, replay and analysis.
+    assert page.locator("#analyse").is_hidden()
+    page.click("#view-study")
+    # Analysis: every legal cell shaded, with its win rate, and the exact result.
     page.fill("#analysis-simulations", "3000")
     page.click("#analyse")
     page.wait_for_selector("#board .shade")
     legal = colorwars.Game.from_text(board(page, "position")).legal_moves()
     assert page.locator("#board .shade").count() == len(legal)
     assert "3,000 simulations" in page.inner_text("#analysis-result")
+    # The exact result, or what the proof-number search found in its time and why it differs.
+    assert re.search(
+        r"Exact: player [ab] wins|Exact result: not proven \(proof-number",
+        page.inner_text("#analysis-result"),
+    )
     # Replay: the slider shows earlier positions; back to the game afterwards.
     live = board(page, "position")
     page.fill("#replay", "0")
     page.wait_for_function("() => document.getElementById('board').dataset.state === 'replay'")
     assert board(page, "position") == "5x5 colorwars 2 ...../...../...../...../..... a - - 0"
+    # The legend counts the replayed position's orbs, not the game's.
+    orbs = page.eval_on_selector_all("#legend .seat", "s => s.map(e => Number(e.dataset.orbs))")
+    assert orbs == [0, 0]
     page.click("#replay-step")
     page.wait_for_function("() => document.getElementById('board').dataset.position.endsWith(' 1')")
     assert board(page, "position") == "5x5 colorwars 2 ...../...../..3a../...../..... b a - 1"
@@ -257,7 +309,7 @@ def test_the_tools_around_the_board(browser: Any, server: str) -> None:
     watched = page.evaluate(
         "id => fetch('/api/games/' + id).then(r => r.json())", board(page, "game")
     )
-    assert watched["seats"] == ["mcts:2000", "greedy"]
+    assert watched["seats"] == ["medium", "greedy"]  # the human seat a became medium
     assert watched["winner"] is not None
     assert board(page, "position") == watched["position"]
     assert not problems, problems
@@ -277,5 +329,60 @@ def test_the_page_at_a_phones_width(browser: Any, server: str, shots: Path) -> N
     page.tap('#board [data-cell="12"]')
     page.wait_for_function(IDLE, arg=0)
     assert board(page, "position").endswith(" a ab - 2")
+    # The board comes first: nothing of the study tools above or beside it, and they are
+    # hidden in the play view.
+    assert page.locator("#study").is_hidden()
+    assert box["y"] < 200
     page.screenshot(path=str(shots / "web-phone.png"))
+    # A new game is one tap away.
+    page.tap("#new-game-button")
+    page.wait_for_selector("#new-game-panel[open] #ng-start")
+    start = page.locator("#ng-start").bounding_box()
+    assert 0 <= start["y"] <= 844
+    assert not problems, problems
+
+
+def test_dark_mode_and_colours(browser: Any, server: str, shots: Path) -> None:
+    """The theme follows the system, and the toggle overrides it; a colour chosen in the
+    picker colours the board, and one too close to another's is refused."""
+    page, problems = open_page(
+        browser, server, viewport={"width": 1280, "height": 860}, color_scheme="dark"
+    )
+    page.select_option("#speed", "0")
+    dark = "() => getComputedStyle(document.body).backgroundColor"
+    assert page.evaluate(dark) == "rgb(18, 22, 29)"  # the system's dark
+    page.click("#theme")  # system -> light
+    assert page.evaluate(dark) == "rgb(255, 255, 255)"
+    page.click("#theme")  # light -> dark
+    assert page.evaluate(dark) == "rgb(18, 22, 29)"
+    page.reload()  # remembered
+    page.wait_for_selector('#board[data-state="ready"], #board[data-state="over"]')
+    assert page.evaluate(dark) == "rgb(18, 22, 29)"
+    page.select_option("#speed", "0")
+    page.click("#new-game-button")
+    page.locator("#ng-seats .seat-kind").nth(1).select_option("easy")
+    old = board(page, "game")
+    page.click("#ng-start")
+    page.wait_for_function(f"() => document.getElementById('board').dataset.game !== '{old}'")
+    page.click('#board [data-cell="12"]')
+    page.wait_for_function(IDLE, arg=0)
+    page.click("#settings-panel summary")
+    page.locator("#colour-0").fill("#008080")
+    page.wait_for_function(
+        "() => document.querySelector('#board [data-cell=\"12\"] .orb').getAttribute('fill')"
+        " === '#008080'"
+    )
+    before = page.get_attribute('#board .orb[fill]:not([fill="#008080"])', "fill")
+    page.locator("#colour-1").fill("#008585")  # next to a's teal
+    page.wait_for_function("() => document.getElementById('colour-message').textContent")
+    assert "too close" in page.inner_text("#colour-message")
+    assert page.get_attribute('#board .orb[fill]:not([fill="#008080"])', "fill") == before
+    page.locator("#colour-1").fill("#fafafa")  # white on the light board
+    page.wait_for_function(
+        "() => document.getElementById('colour-message').textContent.includes('faint')"
+    )
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(shots / "web-dark.png"))
+    page.click("#colours-reset")
+    page.click("#theme")  # dark -> system, for the other tests
     assert not problems, problems

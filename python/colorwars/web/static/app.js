@@ -198,7 +198,7 @@
     const values = ui.analysis && ui.analysis.position === g.position && !ui.replay ? ui.analysis : null;
     const best = values ? Math.max(...values.moves.map((m) => m.share), 1e-9) : 1;
     const byCell = new Map(values ? values.moves.map((m) => [m.cell, m]) : []);
-    const exactBest = values && values.exact.solved ? values.exact.best.cell : -1;
+    const exactBest = values && values.exact.solved && values.exact.best ? values.exact.best.cell : -1;
     for (let i = 0; i < counts.length; i++) {
       const x = i % g.width, y = Math.floor(i / g.width);
       const n = counts[i], owner = owners[i];
