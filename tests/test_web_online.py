@@ -277,3 +277,17 @@ def test_the_event_streams_are_bounded() -> None:
         again = Listener(events)
         again.wait_for(1)
         again.close()
+
+
+def test_the_addresses_to_share() -> None:
+    """Listening beyond loopback, `colorwars serve` says so and gives the addresses to share;
+    on loopback there is none."""
+    from colorwars.web.app import network_urls
+
+    assert network_urls("127.0.0.1", 8000) == []
+    assert network_urls("::1", 8000) == []
+    assert network_urls("192.168.1.20", 8000) == ["http://192.168.1.20:8000/"]
+    for link in network_urls("0.0.0.0", 8000):
+        assert link.startswith("http://")
+        assert link.endswith(":8000/")
+        assert "127." not in link

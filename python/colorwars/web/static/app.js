@@ -372,7 +372,7 @@
     const over = g.winner !== null;
     const hasHuman = humans(g) > 0;
     $("undo").disabled = ui.busy || ui.replay !== null || undoCount(g) === 0;
-    $("hint").disabled = ui.busy || over || ui.replay !== null;
+    $("hint").disabled = ui.busy || over || ui.replay !== null || (g.online && !mine(g, g.to_move));
     $("analyse").disabled = over || ui.replay !== null;
     // A record starts from the empty board: a game from a pasted position has none.
     $("save-record").disabled = g.first === null;
