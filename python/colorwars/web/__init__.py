@@ -4,8 +4,9 @@
 ``create_app()`` is the ASGI application (Starlette): the page at ``/`` (plain HTML, CSS and
 JavaScript from this package, nothing from elsewhere) and the JSON API under ``/api/`` that the
 page uses and that works on its own; ``serve(host, port)`` runs it with uvicorn until Ctrl-C,
-and ``with serving() as url:`` runs it in a background thread for a block. See the README's
-"Web app" for the API.
+its games kept in SQLite (``db.py``), and ``with serving() as url:`` runs it in a background
+thread for a block. Online games (a token per seat, moves pushed as Server-Sent Events) are in
+``online.py``. See docs/web.md for the API.
 
 >>> from colorwars.web import GameStore
 >>> store = GameStore()
@@ -17,6 +18,7 @@ and ``with serving() as url:`` runs it in a background thread for a block. See t
 from __future__ import annotations
 
 from colorwars.web.app import create_app, serve, serving
+from colorwars.web.db import GameDB
 from colorwars.web.store import GameStore, LiveGame
 
-__all__ = ["GameStore", "LiveGame", "create_app", "serve", "serving"]
+__all__ = ["GameDB", "GameStore", "LiveGame", "create_app", "serve", "serving"]

@@ -7,6 +7,11 @@ never on the event loop, so the server answers other requests while an AI thinks
 replays have threads of their own, so a request that needs no AI never waits for one. A game
 whose AI is thinking refuses changes (409) until it has moved.
 
+An online game (``online.py``) refuses a change without the token of the seat concerned (403,
+``Forbidden``); every change of any game is pushed to the listeners of
+``GET /api/games/{id}/events`` (Server-Sent Events). ``serve`` keeps the games in SQLite
+(``db.py``); a change is written before it is answered, and undone if the write is refused.
+
 **A client is the peer address of a request** (``request.client.host``): the one thing about a
 request that its sender cannot choose, where a cookie or an id in a header can be dropped or
 made up at will, and so bounds nothing. The store bounds the games of each client, and the
