@@ -188,6 +188,18 @@ def test_two_browsers_play_an_online_game_to_the_end(browser: Any, shots: Path) 
             for page in (a, b, watcher):
                 page.page.wait_for_selector(f'#result[data-result="{engine.winner}"]')
                 assert page.board("state") == "over"
+            # A rematch with the seats swapped: every browser follows, b's player now a.
+            a.page.click("#rematch-swap")
+            for page in (a, b, watcher):
+                page.page.wait_for_function(
+                    "old => { const b = document.getElementById('board');"
+                    " return b.dataset.game !== old && b.dataset.ply === '0'; }",
+                    arg=game_id,
+                )
+            b.page.wait_for_selector('#board[data-state="ready"]')
+            assert a.board("state") == "waiting"
+            assert watcher.board("state") == "waiting"
+            assert a.board("game") == b.board("game") == watcher.board("game")
             for page in (a, b, watcher):
                 assert not page.problems, page.problems
         finally:

@@ -117,6 +117,29 @@ def test_only_the_seats_token_moves_it(client: TestClient) -> None:
     assert client.delete(url, headers=auth(a)).status_code == 200
 
 
+def test_a_rematch_keeps_each_players_token(client: TestClient) -> None:
+    g = online_game(client)
+    a, b = g["token"], token_of(g["links"]["b"])
+    url = f"/api/games/{g['id']}"
+    client.post(f"{url}/moves", json={"cell": "c3"}, headers=auth(a))
+    assert client.post(f"{url}/rematch", json={"swap": True}).status_code == 403  # no token
+    r = client.post(f"{url}/rematch", json={"swap": True}, headers=auth(b))
+    assert r.status_code == 201, r.text
+    again = r.json()
+    assert again["ply"] == 0
+    assert again["seat"] == 0  # b's player moves first now
+    assert "token" not in again
+    assert "links" not in again
+    moves = f"/api/games/{again['id']}/moves"
+    assert client.post(moves, json={"cell": "c3"}, headers=auth(a)).status_code == 403
+    assert client.post(moves, json={"cell": "c3"}, headers=auth(b)).status_code == 200
+    assert client.post(moves, json={"cell": "a1"}, headers=auth(a)).status_code == 200
+    # Offline, the same setup and seats (swapped when asked).
+    off = client.post("/api/games", json={"width": 4, "height": 6, "seats": ["human", "easy"]})
+    r = client.post(f"/api/games/{off.json()['id']}/rematch", json={"swap": True}).json()
+    assert (r["width"], r["height"], r["seats"], r["online"]) == (4, 6, ["easy", "human"], False)
+
+
 def test_an_online_game_survives_a_restart(tmp_path: Path) -> None:
     path = tmp_path / "games.sqlite3"
     with TestClient(create_app(GameStore(db=GameDB(path)))) as client:

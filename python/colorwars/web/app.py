@@ -72,6 +72,7 @@ from colorwars.web.store import (
     build,
     error_json,
     options,
+    rematch,
 )
 from colorwars.web.store import (
     hint as hint_move,
@@ -501,6 +502,24 @@ def create_app(
         saved(game, lambda: pop(game))
         return changed(game, "move", state)
 
+    async def rematch_game(request: Request) -> Any:
+        old = live(request)
+        b = await body(request, ("swap",), "rematch")
+        seat = seat_of(request, old)  # online: a player of the game asks
+        game = rematch(old, b.get("swap", False))
+        games.add(game, client_of(request))
+        state = game.state()
+        if game.online:
+            state["seat"] = (1 - seat if b.get("swap") else seat) if seat >= 0 else None
+        # Everyone watching the old game follows to the new one (no token in it: each
+        # browser keeps its own).
+        work.hub.publish(
+            old.id,
+            "rematch",
+            {"id": old.id, "ply": old.game.ply, "rematch": game.id, "swap": bool(b.get("swap"))},
+        )
+        return state
+
     async def undo(request: Request) -> Any:
         game = live(request)
         b = await body(request, ("plies",), "undo")
@@ -577,6 +596,7 @@ def create_app(
         Route("/api/games/{id}/moves", _api(move), methods=["POST"]),
         Route("/api/games/{id}/ai-move", _api(ai_move), methods=["POST"]),
         Route("/api/games/{id}/undo", _api(undo), methods=["POST"]),
+        Route("/api/games/{id}/rematch", _api(rematch_game, 201), methods=["POST"]),
         Route("/api/games/{id}/hint", _api(hint), methods=["POST"]),
         Route("/api/games/{id}/analysis", _api(analysis), methods=["POST"]),
         Route("/api/games/{id}/record", _api(record), methods=["GET"]),

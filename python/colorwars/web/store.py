@@ -76,6 +76,7 @@ __all__ = [
     "exact",
     "hint_player",
     "options",
+    "rematch",
 ]
 
 HUMAN = "human"
@@ -1038,6 +1039,40 @@ def build(body: object) -> LiveGame:
     )
     if check.flag(b.get("online", False), "online"):
         live.pending_tokens = go_online(live)
+    return live
+
+
+def rematch(old: LiveGame, swap: bool) -> LiveGame:
+    """A new game with ``old``'s setup from its start, the seats as they were or (``swap``,
+    two players) swapped. Online, each player keeps their token: the seat they move to
+    accepts the token of the seat they had, so every browser plays on without a new link."""
+    swap = check.flag(swap, "swap")
+    g = old.game
+    if swap and g.players != 2:
+        raise ConfigError("seats are swapped in two-player games only")
+    if old.start is not None:
+        game = Game.from_text(old.start)
+    else:
+        assert old.first is not None  # a game from the empty board
+        game = Game(g.width, g.height, g.players, g.rules.name, old.first)
+
+    def where(p: int) -> int:
+        return 1 - p if swap else p
+
+    seats = [""] * g.players
+    for p, seat in enumerate(old.seats):
+        seats[where(p)] = seat
+    live = LiveGame(
+        id=secrets.token_hex(8),
+        game=game,
+        seats=tuple(seats),
+        seed=secrets.randbits(63),
+        start=old.start,
+        first=old.first,
+    )
+    if old.online:
+        live.tokens = {where(p): digest for p, digest in old.tokens.items()}
+        live.creator = None if old.creator is None else where(old.creator)
     return live
 
 

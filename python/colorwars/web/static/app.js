@@ -595,6 +595,14 @@
     for (const kind of ["state", "move", "undo"]) {
       source.addEventListener(kind, (event) => receive(JSON.parse(event.data)));
     }
+    source.addEventListener("rematch", (event) => {
+      const data = JSON.parse(event.data);
+      if (!ui.game || ui.game.id !== data.id || ui.rematching === data.id) return; // its own
+      const token = tokenFor(data.id);
+      if (token) keepToken(data.rematch, token);
+      say("A rematch: the new game is on.", true);
+      openGame(data.rematch);
+    });
     source.addEventListener("deleted", () => {
       source.close();
       say("This game was deleted by its creator.");
@@ -746,16 +754,22 @@
     return text;
   }
 
-  function rematch(swap) {
+  // The same game again from its start (seats swapped if asked). Online, every browser
+  // follows (the server's "rematch" event), each player keeping their own token.
+  async function rematch(swap) {
     const g = ui.game;
-    const setup = ui.setup && ui.setup.width === g.width ? { ...ui.setup } : {
-      width: g.width, height: g.height, players: g.players, rules: g.rules, first: g.first === null ? 0 : g.first,
-    };
-    let seats = g.seats.slice();
-    if (swap) seats = seats.slice().reverse();
-    setup.seats = seats;
-    if (g.online) setup.online = true;
-    newGame(setup);
+    const token = tokenFor(g.id);
+    ui.rematching = g.id; // its "rematch" event is this browser's own
+    const next = await busy(async () => {
+      const made = await api("POST", `/api/games/${g.id}/rematch`, { swap });
+      if (token) keepToken(made.id, token);
+      return made;
+    });
+    ui.rematching = null;
+    if (next) {
+      setGame(next);
+      refreshRecent();
+    }
   }
 
   // ---- the online panel -------------------------------------------------------------------------
