@@ -385,4 +385,16 @@ def test_dark_mode_and_colours(browser: Any, server: str, shots: Path) -> None:
     page.screenshot(path=str(shots / "web-dark.png"))
     page.click("#colours-reset")
     page.click("#theme")  # dark -> system, for the other tests
+    # The rules page opens and closes; sound is off until turned on, and remembered.
+    page.click("#rules-button")
+    assert page.locator("#rules-dialog").is_visible()
+    assert "three orbs" in page.inner_text("#rules-dialog")
+    page.click("#rules-close")
+    assert page.locator("#rules-dialog").is_hidden()
+    assert page.get_attribute("#sound", "aria-pressed") == "false"
+    page.click("#sound")
+    page.click('#board [data-cell="12"]')  # a sound plays (Web Audio), no error
+    page.wait_for_function(IDLE, arg=2)
+    assert page.evaluate("() => JSON.parse(localStorage['colorwars.settings']).sound") is True
+    page.click("#sound")
     assert not problems, problems
