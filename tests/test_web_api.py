@@ -146,6 +146,23 @@ def test_moves_by_index_name_and_xy(client: TestClient) -> None:
     )
 
 
+def test_check_move_says_why(client: TestClient) -> None:
+    """The rules' reason for a cell the player to move may not play; nothing is played."""
+    g = new_game(client, seats=["human", "human"])
+    url = f"/api/games/{g['id']}"
+    client.post(f"{url}/moves", json={"cell": "c3"})
+    r = client.get(f"{url}/check-move", params={"cell": "c3"}).json()
+    assert r["legal"] is False
+    assert "three orbs on an empty cell" in r["reason"]
+    assert client.get(f"{url}/check-move", params={"cell": "12"}).json()["legal"] is False
+    assert client.get(f"{url}/check-move", params={"cell": "a1"}).json() == {
+        "cell": 0, "name": "a1", "legal": True, "reason": None
+    }  # fmt: skip
+    assert client.get(url).json()["ply"] == 1
+    r = client.get(f"{url}/check-move", params={"square": "a1"})
+    assert r.status_code == 400
+
+
 def test_undo(client: TestClient) -> None:
     g = new_game(client, seats=["human", "human"])
     url = f"/api/games/{g['id']}"
