@@ -6,6 +6,7 @@ NNUE-style).
 
     python benchmarks/zero_goals.py                    # 200 games a match at 0.1 s: hours
     python benchmarks/zero_goals.py --games 20 --boards 8x8:classic --players zero
+    python benchmarks/zero_goals.py --players learned --results learned_goals
 
 Each pair of games starts from one random first move, once with each player moving first
 (``colorwars.ai.ladder``'s openings). The matches run in ``--processes`` processes (each
@@ -45,6 +46,8 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="4 games a match at 0.01 s")
+    parser.add_argument("--results", default="zero_goals",
+                        help="the results' name: benchmarks/results/NAME.json (zero_goals)")
     args = parser.parse_args()
     games, seconds = (4, 0.01) if args.quick else (args.games, args.time)
     figures: dict[str, object] = {"time": seconds, "games": games}
@@ -62,7 +65,7 @@ def main() -> None:
             print(f"{size} {rules}: {name} scores {won:g}/{games} = {won / games:.1%} "
                   f"(95% {lo:.1%} - {hi:.1%}) against alphabeta({seconds:g}s), {took:.0f} s",
                   flush=True)  # fmt: skip
-    write_results("zero_goals", figures, args.quick)
+    write_results(args.results, figures, args.quick)
 
 
 if __name__ == "__main__":

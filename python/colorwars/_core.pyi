@@ -44,6 +44,10 @@ class _Player(Protocol):
     def trees(self) -> int: ...
     @property
     def greedy(self) -> float: ...
+    @property
+    def eval(self) -> str: ...
+    @property
+    def weights(self) -> Sequence[int]: ...
 
 __all__ = [
     "BURSTS",
@@ -59,6 +63,7 @@ __all__ = [
     "ai_analyse",
     "ai_choose",
     "alphabeta_net",
+    "evaluation_features",
     "parse_rules",
     "play_match",
     "play_matches",
@@ -184,6 +189,7 @@ class NativeVecEnv:
 def ai_choose(
     game: NativeGame, player: _Player, seed: int, stop: _Stop | None = None
 ) -> tuple[int, int]: ...
+def evaluation_features(game: NativeGame) -> list[int]: ...
 def ai_analyse(
     game: NativeGame, player: _Player, seed: int, stop: _Stop | None = None
 ) -> tuple[list[tuple[int, int, float]], int]: ...

@@ -202,6 +202,26 @@ def depth(value: object) -> int:
     return whole(value, "depth", 1, MAX_DEPTH, InvalidPlayerError)
 
 
+# The learned evaluation's weights: two sets (empty board, full board) of this many.
+EVALUATION_FEATURES = 23
+
+
+def evaluation_weights(value: object) -> tuple[int, ...]:
+    """The learned evaluation's weights: 2 x ``EVALUATION_FEATURES`` whole numbers, each
+    from -1,000,000 to 1,000,000."""
+    wanted = 2 * EVALUATION_FEATURES
+    if isinstance(value, str | bytes) or not hasattr(value, "__len__"):
+        fail(InvalidPlayerError, "evaluation weights", value, f"expected {wanted} whole numbers")
+    items = list(value)  # type: ignore[call-overload]
+    if len(items) != wanted:
+        fail(
+            InvalidPlayerError, "evaluation weights", f"{len(items)} numbers",
+            f"expected {wanted} whole numbers",
+        )  # fmt: skip
+    return tuple(whole(w, "evaluation weight", -1_000_000, 1_000_000, InvalidPlayerError)
+                 for w in items)  # fmt: skip
+
+
 def time_budget(value: object) -> float | None:
     """A time budget in seconds, or None."""
     if value is None:

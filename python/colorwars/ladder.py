@@ -112,7 +112,7 @@ def with_time(player: Any, seconds: float | None) -> Any:
     ):
         return replace(player, time=seconds, simulations=None)
     if isinstance(player, AlphaBeta) and player.time is None and player.depth == AlphaBeta().depth:
-        return AlphaBeta(time=seconds, seed=player.seed)
+        return replace(player, time=seconds, depth=None)
     if (
         isinstance(player, Zero)
         and player.time is None

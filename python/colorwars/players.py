@@ -59,6 +59,8 @@ class NativeSpec:
     minimax: float = 0.0
     cutoff: int = 0
     reuse: bool = False
+    eval: str = "hand"
+    weights: tuple[int, ...] = ()
 
 
 class MoveValue(NamedTuple):
@@ -315,6 +317,8 @@ class AlphaBeta(_Base):
     depth: int | None = None
     time: float | None = None
     seed: int = 0
+    eval: str = "hand"
+    weights: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -324,14 +328,30 @@ class AlphaBeta(_Base):
         if depth is None:  # the default budget: depth 4, or the time alone
             depth = 4 if t is None else check.MAX_DEPTH
         self._keep("depth", check.depth(depth))
+        if self.eval not in EVALUATIONS:
+            check.fail(
+                InvalidPlayerError, "alpha-beta evaluation", self.eval,
+                f"allowed are {', '.join(map(repr, EVALUATIONS))}",
+            )  # fmt: skip
+        if self.weights is not None:
+            self._keep("weights", check.evaluation_weights(self.weights))
 
     @property
     def name(self) -> str:
-        return f"alphabeta({self.time}s)" if self.time else f"alphabeta({self.depth})"
+        budget = f"{self.time}s" if self.time else f"{self.depth}"
+        kind = "alphabeta" if self.eval == "hand" and self.weights is None else "learned"
+        return f"{kind}({budget})"
 
     def native_spec(self) -> NativeSpec:
         seconds = None if self.time is None else float(self.time)
-        return NativeSpec("alphabeta", depth=int(self.depth or 0), seconds=seconds)
+        return NativeSpec(
+            "alphabeta", depth=int(self.depth or 0), seconds=seconds, eval=self.eval,
+            weights=self.weights or (),
+        )  # fmt: skip
+
+
+# Alpha-beta's evaluations: the hand-made one, and the one fitted to game results.
+EVALUATIONS = ("hand", "learned")
 
 
 _NAMES = (
@@ -342,7 +362,8 @@ _NAMES = (
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "mcts": ("simulations", "time", "c", "trees", "seed", "greedy", "solver", "reuse",
              "minimax", "cutoff"),
-    "alphabeta": ("depth", "time", "seed"),
+    "alphabeta": ("depth", "time", "seed", "eval"),
+    "learned": ("depth", "time", "seed"),
     "zero": ("simulations", "time", "seed", "c_puct", "batch", "temperature"),
     "zeroab": ("depth", "time", "seed"),
     "perfect": ("time", "seed"),
@@ -371,6 +392,8 @@ def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
         )  # fmt: skip
     if raw in ("true", "false"):
         return key, raw == "true"
+    if key == "eval":
+        return key, raw
     try:
         number = float(raw) if any(ch in raw for ch in ".e") or raw in ("inf", "nan") else int(raw)
     except ValueError:
@@ -424,6 +447,14 @@ def parse_player(text: str) -> Player:
         if "=" in arg:
             settings = dict(_setting(kind, item, text) for item in arg.split(":"))
             return Zero(**settings)  # type: ignore[arg-type]
+    if kind == "learned":
+        if not arg:
+            return AlphaBeta(eval="learned")
+        if arg.isascii() and arg.isdigit() and len(arg) <= 10:
+            return AlphaBeta(depth=int(arg), eval="learned")
+        if "=" in arg:
+            settings = dict(_setting(kind, item, text) for item in arg.split(":"))
+            return AlphaBeta(eval="learned", **settings)  # type: ignore[arg-type]
     if kind in ("mcts", "alphabeta"):
         if not arg:
             return MCTS() if kind == "mcts" else AlphaBeta()

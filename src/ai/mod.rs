@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::limits::{MAX_ALPHABETA_DEPTH, MAX_CUTOFF, MAX_THREADS};
 use crate::playout::{choose, Playout};
 use crate::rules::Config;
-use crate::search::alphabeta_move;
+use crate::search::{alphabeta_move_eval, Eval};
 
 /// What chooses a seat's moves, with its budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,8 +33,13 @@ pub enum Player {
     Greedy,
     /// UCT with playouts; see `MctsParams`.
     Mcts(MctsParams),
-    /// Iterative-deepening negamax with a transposition table (two players).
-    AlphaBeta { depth: i32, time: Option<Duration> },
+    /// Iterative-deepening negamax with a transposition table (two players), the horizon
+    /// scored by `eval`.
+    AlphaBeta {
+        depth: i32,
+        time: Option<Duration>,
+        eval: Eval,
+    },
 }
 
 impl Player {
@@ -140,9 +145,10 @@ pub fn choose_move<B: Bits>(
             legal.count() as u64,
         ),
         Player::Mcts(params) => mcts(geo, cfg, pos, &params, seed, control, memory),
-        Player::AlphaBeta { depth, time } => {
+        Player::AlphaBeta { depth, time, eval } => {
             let deadline = time.map(|t| Instant::now() + t);
-            let (m, _, positions) = alphabeta_move(geo, cfg, pos, depth, deadline, control)?;
+            let (m, _, positions) =
+                alphabeta_move_eval(geo, cfg, pos, depth, deadline, control, &eval)?;
             (m, positions)
         }
     })
@@ -203,6 +209,7 @@ mod tests {
             Player::AlphaBeta {
                 depth: 3,
                 time: None,
+                eval: Eval::Hand,
             },
             Player::Greedy,
             40,
@@ -215,7 +222,8 @@ mod tests {
             panic!()
         };
         let (m, score, _) =
-            alphabeta_move(g.geo(), &cfg, g.pos(), 4, None, &Control::new()).unwrap();
+            crate::search::alphabeta_move(g.geo(), &cfg, g.pos(), 4, None, &Control::new())
+                .unwrap();
         assert_eq!(m, 0);
         assert_eq!(score, crate::search::WIN - 1);
     }

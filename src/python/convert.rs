@@ -1,6 +1,8 @@
 //! Reading the Python layer's objects: a game's configuration, a player's settings, text.
 
 use super::*;
+use crate::search::learned::{Weights, FEATURES};
+use crate::search::Eval;
 
 /// A game configuration, read from the attributes of `colorwars.rules.GameConfig` (checked
 /// again here by `Config::new`).
@@ -41,6 +43,8 @@ pub(super) struct NativeSpec {
     minimax: f64,
     cutoff: u32,
     reuse: bool,
+    eval: String,
+    weights: Vec<i32>,
 }
 
 impl NativeSpec {
@@ -72,6 +76,7 @@ impl NativeSpec {
             "alphabeta" => Player::AlphaBeta {
                 depth: self.depth,
                 time,
+                eval: self.eval()?,
             },
             other => {
                 return Err(Error::InvalidPlayer(format!(
@@ -82,6 +87,34 @@ impl NativeSpec {
         };
         player.check(cfg)?;
         Ok(player)
+    }
+
+    /// Alpha-beta's evaluation: `weights` where given, else the named one.
+    fn eval(&self) -> PyResult<Eval> {
+        if !self.weights.is_empty() {
+            let w: Weights = self.weights.as_slice().try_into().map_err(|_| {
+                Error::InvalidPlayer(format!(
+                    "{} evaluation weights: the learned evaluation takes {}",
+                    self.weights.len(),
+                    2 * FEATURES
+                ))
+            })?;
+            if w.iter().any(|x| x.unsigned_abs() > 1_000_000) {
+                return Err(Error::InvalidPlayer(
+                    "evaluation weights: allowed are -1000000 to 1000000".into(),
+                )
+                .into());
+            }
+            return Ok(Eval::Weights(w));
+        }
+        match self.eval.as_str() {
+            "hand" => Ok(Eval::Hand),
+            "learned" => Ok(Eval::Learned),
+            other => Err(Error::InvalidPlayer(format!(
+                "unknown evaluation {other:?}; allowed are 'hand' and 'learned'"
+            ))
+            .into()),
+        }
     }
 }
 

@@ -182,8 +182,8 @@ mod _core {
 
     #[pymodule_export]
     use super::{
-        ai_analyse, ai_choose, alphabeta_net, parse_rules, play_match, play_matches, prove,
-        proven_move, rules_from_axes, simulate, solve, solve_position, symmetric_moves, NativeGame,
-        NativeNet, NativePuct, NativeVecEnv, PyProofTable,
+        ai_analyse, ai_choose, alphabeta_net, evaluation_features, parse_rules, play_match,
+        play_matches, prove, proven_move, rules_from_axes, simulate, solve, solve_position,
+        symmetric_moves, NativeGame, NativeNet, NativePuct, NativeVecEnv, PyProofTable,
     };
 }

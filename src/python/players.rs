@@ -32,6 +32,21 @@ pub(super) fn ai_choose(
     Ok(choice?)
 }
 
+/// The learned evaluation's features of a two-player position (`tools/fit-evaluation`
+/// fits their weights), from the point of view of the player to move.
+#[pyfunction]
+pub(super) fn evaluation_features(game: &Bound<'_, NativeGame>) -> PyResult<Vec<i32>> {
+    let position = game.borrow().position();
+    if position.cfg().players != 2 {
+        return Err(Error::InvalidPlayer(format!(
+            "the evaluation scores two-player games, not {}",
+            position.cfg().players
+        ))
+        .into());
+    }
+    Ok(with_game!(&position, g => crate::search::learned::features(g.geo(), g.pos()).to_vec()))
+}
+
 /// One root move as `ai_analyse` reports it: (cell, visits, total reward of the mover).
 pub(super) type MoveRow = (usize, u64, f64);
 

@@ -12,6 +12,20 @@ use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::rules::Config;
 
+use super::learned::{learned_evaluate, shipped, Weights};
+
+/// What scores the positions at alpha-beta's horizon.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Eval {
+    /// The hand-made evaluation (`evaluate`).
+    Hand,
+    /// The learned evaluation with the weights shipped for the game's rules
+    /// (`learned::shipped`).
+    Learned,
+    /// The learned evaluation with these weights (the fitting tool's candidates).
+    Weights(Weights),
+}
+
 /// The alpha-beta player's evaluation, from the point of view of the player to move:
 /// `orbs + 2 × cells` of the mover minus the same for the opponent, plus 5 for every opposing
 /// loaded cell next to one of the mover's loaded cells (a "loaded" cell is one orb from
@@ -60,6 +74,8 @@ pub struct Searcher<'a, B> {
     /// An evaluation of horizon positions that replaces `evaluate` (the learned one: the
     /// network's value, scaled), where set.
     pub leaf: Option<&'a LeafEval<'a, B>>,
+    /// The learned evaluation's weights, where it replaces `evaluate`.
+    pub weights: Option<&'a Weights>,
 }
 
 /// A horizon evaluation: the score of a position for the player to move (below `PROVEN`).
@@ -85,6 +101,7 @@ impl<'a, B: Bits> Searcher<'a, B> {
             report: false,
             stopped: false,
             leaf: None,
+            weights: None,
         })
     }
 
@@ -144,10 +161,12 @@ impl<'a, B: Bits> Searcher<'a, B> {
             if let Some(leaf) = self.leaf {
                 return leaf(pos).clamp(-PROVEN + 1, PROVEN - 1);
             }
-            return if self.use_eval {
-                evaluate(self.geo, pos)
-            } else {
+            return if !self.use_eval {
                 0
+            } else if let Some(w) = self.weights {
+                learned_evaluate(self.geo, pos, w).clamp(-PROVEN + 1, PROVEN - 1)
+            } else {
+                evaluate(self.geo, pos)
             };
         }
         let key = zobrist(pos, self.cfg.players);
@@ -278,6 +297,24 @@ pub fn alphabeta_move<B: Bits>(
     alphabeta_move_with(geo, cfg, pos, max_depth, deadline, control, None)
 }
 
+/// `alphabeta_move` with the horizon scored by `eval`.
+pub fn alphabeta_move_eval<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    max_depth: i32,
+    deadline: Option<Instant>,
+    control: &Control,
+    eval: &Eval,
+) -> Result<(usize, i32, u64)> {
+    let weights = match eval {
+        Eval::Hand => None,
+        Eval::Learned => Some(shipped(cfg.rules)),
+        Eval::Weights(w) => Some(w),
+    };
+    deepen(geo, cfg, pos, max_depth, deadline, control, None, weights)
+}
+
 /// `alphabeta_move` with `leaf` evaluating the horizon positions instead of `evaluate`.
 pub fn alphabeta_move_with<B: Bits>(
     geo: &Geometry<B>,
@@ -288,8 +325,25 @@ pub fn alphabeta_move_with<B: Bits>(
     control: &Control,
     leaf: Option<&LeafEval<'_, B>>,
 ) -> Result<(usize, i32, u64)> {
+    deepen(geo, cfg, pos, max_depth, deadline, control, leaf, None)
+}
+
+/// Iterative deepening with the horizon scored by `leaf`, else the learned evaluation with
+/// `weights`, else `evaluate`.
+#[allow(clippy::too_many_arguments)]
+fn deepen<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    max_depth: i32,
+    deadline: Option<Instant>,
+    control: &Control,
+    leaf: Option<&LeafEval<'_, B>>,
+    weights: Option<&Weights>,
+) -> Result<(usize, i32, u64)> {
     let mut s = Searcher::new(geo, cfg, true, deadline, 16, control)?;
     s.leaf = leaf;
+    s.weights = weights;
     let legal = legal_mask(geo, cfg.rules, pos);
     let mut chosen = (legal.nth(0), 0);
     for depth in 1..=max_depth.max(1) {

@@ -7,6 +7,8 @@
 //! "unknown" (the solver).
 
 mod alphabeta;
+pub mod learned;
+mod learned_weights;
 mod pns;
 mod proof_table;
 mod solver;
@@ -14,7 +16,9 @@ mod symmetry;
 mod table;
 mod zobrist;
 
-pub use alphabeta::{alphabeta_move, alphabeta_move_with, evaluate, LeafEval, Searcher};
+pub use alphabeta::{
+    alphabeta_move, alphabeta_move_eval, alphabeta_move_with, evaluate, Eval, LeafEval, Searcher,
+};
 pub use pns::{prove_position, Proof, ProveOutcome, Prover, PROVER_STACK};
 pub use proof_table::{ProofTable, Proven, PROOF_BYTES};
 pub use solver::{solve, solve_position, MoveResult, Solution, Solver};
