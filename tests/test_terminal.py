@@ -521,3 +521,451 @@ def test_a_real_terminal_in_tmux(tmp_path: Path) -> None:
         record.replay()
     finally:
         subprocess.run([*tmux, "kill-server"], capture_output=True, env=env)
+
+
+# -- the live screen ------------------------------------------------------------------------
+_CODES = re.compile(
+    r"\x1b\[([?0-9;]*)([A-Za-z])|\x1b\][^\x07]*\x07|(\r\n|\r|\n|\x08)|([^\x1b\r\n\x08]+)"
+)
+
+
+class Screen:
+    """A small terminal emulator, for the codes rich's live display and a terminal's echo
+    write: text with wrapping and scrolling, CR and LF, the cursor moved up, down and to a
+    column, a line erased; colours and the cursor's visibility ignored. ``text`` is what the
+    screen shows, ``scrolled`` the lines that went off its top."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.rows: list[list[str]] = [[] for _ in range(height)]
+        self.scrolled: list[str] = []
+        self.x = self.y = 0
+
+    def feed(self, data: str) -> Screen:
+        for m in _CODES.finditer(data):
+            params, final, newline, text = m.groups()
+            n = int(params) if params and params.isdigit() else 1
+            if final == "A":
+                self.y = max(0, self.y - n)
+            elif final == "B":
+                self.y = min(self.height - 1, self.y + n)
+            elif final == "G":
+                self.x = n - 1
+            elif final == "K":
+                self.rows[self.y] = [] if params == "2" else self.rows[self.y][: self.x]
+            elif final == "J":
+                self.rows[self.y] = self.rows[self.y][: self.x]
+                for r in range(self.y + 1, self.height):
+                    self.rows[r] = []
+            elif newline == "\x08":
+                self.x = max(0, self.x - 1)
+            elif newline:
+                self.x = 0
+                if newline != "\r":
+                    self.line_feed()
+            elif text:
+                for ch in text:
+                    if self.x >= self.width:
+                        self.x = 0
+                        self.line_feed()
+                    row = self.rows[self.y]
+                    row.extend(" " * (self.x + 1 - len(row)))
+                    row[self.x] = ch
+                    self.x += 1
+        return self
+
+    def line_feed(self) -> None:
+        if self.y < self.height - 1:
+            self.y += 1
+            return
+        self.scrolled.append("".join(self.rows.pop(0)).rstrip())
+        self.rows.append([])
+
+    @property
+    def text(self) -> str:
+        return "\n".join("".join(r).rstrip() for r in self.rows).rstrip("\n")
+
+
+HEADER_5 = "    a    b    c    d    e"  # the live board's column header on a 5-wide board
+HEADER_2 = "    a    b"
+
+
+def live_terminal(
+    answers: Callable[[Game, str], str | None],
+    size: str = "5x5",
+    width: int = 100,
+    height: int = 32,
+    **options: object,
+) -> tuple[str, terminal.TerminalGame, list[str]]:
+    """A game on a console that is a colour terminal writing to a string. A question's
+    answer (None: the end of input) is written after its prompt, as a terminal echoes what
+    is typed. Returns the output, the game and the prompts."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, color_system="truecolor",
+                      width=width, height=height, highlight=False)  # fmt: skip
+    prompts: list[str] = []
+
+    def ask(game: Game, prompt: str) -> str:
+        prompts.append(prompt)
+        out.write(prompt)
+        answer = answers(game, prompt)
+        if answer is None:
+            raise EOFError
+        out.write(answer + "\n")
+        return answer
+
+    w, h = (int(n) for n in size.split("x"))
+    setup = terminal.setup(size=(w, h), **options)  # type: ignore[arg-type]
+    game = terminal.TerminalGame(setup, console, ask)
+    assert game.live
+    assert game.run() == 0
+    return out.getvalue(), game, prompts
+
+
+def scripted(moves: Iterable[Answer], **replies: str) -> Callable[[Game, str], str | None]:
+    """Answers from ``moves`` to a move's prompt (then the end of input), and to the other
+    questions by their first word (``save``, ``rematch``) from ``replies``."""
+    it = iter(moves)
+
+    def answer(game: Game, prompt: str) -> str | None:
+        if prompt.startswith("player "):
+            move = next(it, None)
+            return move(game) if callable(move) else move
+        return replies.get(prompt.split()[0].strip("?").lower())
+
+    return answer
+
+
+def board_rows(screen: str, header: str = HEADER_5, height: int = 5) -> list[str]:
+    lines = screen.splitlines()
+    top = lines.index(header)
+    return lines[top + 1 : top + 1 + height]
+
+
+def test_the_live_screen_is_redrawn_in_place() -> None:
+    moves = ["c3", "b2", "c3", "hint", "moves", "position", "xyz", "b2", "undo", "b2", "quit"]
+    out, _, prompts = live_terminal(
+        scripted(moves, save=""), seats="human", hint="greedy", delay=0.001
+    )
+    screen = Screen(100, 32).feed(out)
+    # One board on the screen, none scrolled off, and every redraw began by moving back up
+    # over the last one: each board in the output comes after cursor-up codes.
+    assert screen.text.count(HEADER_5) == 1
+    assert not any(HEADER_5 in line for line in screen.scrolled)
+    frames = out.split(HEADER_5)
+    assert len(frames) > len(moves)  # every answer and every wave redrew the board
+    assert all("\x1b[1A" in before for before in frames[1:-1] if before)
+    assert out.count(HEADER_5) == len(frames) - 1
+    # The cascade's frames: the wave drawn in the status line, with the bursting cell.
+    assert "wave 1 of 1: c3 burst" in out
+    text = screen.text
+    assert "wave 1 of" not in text  # the last frame is the board after the move
+    assert text.startswith("5x5 colorwars, 2 players, a moves first: a human, b human\n")
+    assert "last: 4. (b) human plays b2: 1 wave" in text  # b2 again after the undo
+    assert "unknown command 'xyz'; type a cell such as c3, or help" in text
+    assert re.search(r"^hint: [a-e][1-5] \(greedy\)$", text, re.M)
+    assert "5x5 colorwars 2 " in text  # the position, among the recent messages
+    assert "undone: b b2; player b to move" in text
+    assert text.endswith("\nbye")  # the last frame stays, and bye under it
+    assert prompts[-1].startswith("save the game record?")
+    assert "38;2;214;39;40" in out  # in colour
+
+
+def test_loaded_cells_are_marked_as_on_the_web_page() -> None:
+    # 3x3: a corner holds 1 at rest, an edge 2, the middle 3; loaded (the web's dashed
+    # outline) is one orb from bursting: as many orbs as the capacity, or more (an opening's
+    # three orbs in a corner).
+    counts = [1, 1, 3, 2, 2, 0, 0, 1, 0]
+    owners = [0, 1, 0, 1, 0, -1, -1, 0, -1]
+    board = terminal.live_board(3, counts, owners, {4: terminal.LAST})
+    assert [line.rstrip() for line in board.plain.splitlines()] == [
+        "    a    b    c",
+        "1  1a!  1b   3a!",
+        "2  2b! >2a    .",
+        "3   .   1a    .",
+    ]
+    # The cue does not rest on colour: the mark is a character, bold in the owner's colour,
+    # and the loaded cell is underlined besides.
+    marks = [span for span in board.spans if board.plain[span.start : span.end] == "!"]
+    assert len(marks) == 3
+    assert all("bold" in str(span.style) for span in marks)
+    cell = next(s for s in board.spans if board.plain[s.start : s.end] == "1b")
+    assert "underline" not in str(cell.style)  # an edge cell of one orb: not loaded
+    loaded = next(s for s in board.spans if board.plain[s.start : s.end] == "2b")
+    assert "underline" in str(loaded.style)
+
+
+def test_the_live_board_marks_exactly_the_loaded_cells() -> None:
+    """A whole game's last screen: '!' after a cell exactly when it holds orbs as many as
+    its capacity, or more."""
+    out, game, _ = live_terminal(
+        scripted(itertools.repeat(random_legal(3))), opponent="greedy", seed=3, delay=0
+    )
+    g = game.game
+    rows = board_rows(Screen(100, 32).feed(out).text)
+    for cell in range(g.cells):
+        x, y = cell % 5, cell // 5
+        field = rows[y][1 + 5 * x : 6 + 5 * x].ljust(5)  # a gap, a mark, the cell, a mark
+        capacity = (x > 0) + (x < 4) + (y > 0) + (y < 4) - 1
+        n = g.counts()[cell]
+        assert field[2:4] == (f"{n}{'ab'[g.owners()[cell]]}" if n else " ."), (cell, field)
+        assert (field[4] == "!") == (n > 0 and n >= capacity), (cell, field)
+
+
+@pytest.mark.parametrize(
+    ("rules", "opening", "burst"),
+    [
+        ("colorwars", "drops three orbs on an empty cell", "empties the cell"),
+        ("classic", "adds one orb to an empty cell or to a cell of your own", "stay in it"),
+        ("drop3+subtract", "drops three orbs on an empty cell", "stay in it"),
+        ("none+empty", "adds one orb to an empty cell or to a cell of your own", "empties"),
+    ],
+)
+def test_rules_prints_the_rule_set_of_the_game(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    rules: str,
+    opening: str,
+    burst: str,
+) -> None:
+    s = play(monkeypatch, capsys, ["--opponent", "greedy", "--rules", rules],
+             ["rules", "help", "quit"])  # fmt: skip
+    assert s.code == 0, s.err
+    text = s.outputs[1]
+    lines = text.splitlines()
+    assert lines[0].startswith(f"the rules: {rules} (opening ")
+    assert len(lines) == len(terminal.rules_summary(terminal.setup(rules=rules).rules)) + 1
+    assert opening in text
+    assert burst in text
+    assert ("stay in it" in text) == ("subtract" in terminal.setup(rules=rules).rules.burst)
+    assert ("drops three orbs" in text) == rules.startswith(("colorwars", "drop3"))
+    assert "no diagonals" in text
+    assert "the last player with orbs wins" in text
+    assert ESC not in text  # piped: plain text
+    assert "rules" in s.outputs[2]  # help lists the command
+    # On the live screen the rules come with the board's marks.
+    out, _, _ = live_terminal(scripted(["rules", "quit"]), rules=rules, opponent="greedy",
+                              height=40)  # fmt: skip
+    screen = Screen(100, 40).feed(out).text
+    assert f"the rules: {rules} (opening " in screen
+    assert "! after a cell: loaded, one more orb bursts it" in screen
+    assert "(printed above)" not in screen  # it fits under the board
+
+
+def test_rules_too_long_for_the_screen_are_printed_above_it() -> None:
+    out, _, _ = live_terminal(scripted(["rules", "c3", "quit"]), width=60, height=20,
+                              opponent="greedy", seed=1)  # fmt: skip
+    screen = Screen(60, 20).feed(out)
+    assert "(printed above)" in screen.text
+    above = "\n".join(screen.scrolled) + screen.text
+    assert "the rules: colorwars (opening drop3, burst empty; RULES.md)" in above
+    assert screen.text.count(HEADER_5) == 1  # the board still drawn once, in place
+
+
+def test_rematch_same_settings_and_swapped_seats(tmp_path: Path) -> None:
+    """2x2: every game ends within four moves. The first game, then a rematch with the
+    seats swapped (the human at b), then one with the same seats, then no more."""
+    path = tmp_path / "game.cwr"
+    replies = iter(["maybe", "s", "y", "n"])
+
+    def answer(game: Game, prompt: str) -> str | None:
+        if prompt == terminal.REMATCH:
+            return next(replies)
+        return first_legal(game)
+
+    out, _, prompts = live_terminal(
+        answer, size="2x2", opponent="greedy", seed=1, save=str(path), delay=0
+    )
+    assert prompts.count(terminal.REMATCH) == 4
+    records = [GameRecord.parse(p.read_text(encoding="utf-8"))
+               for p in (path, tmp_path / "game-2.cwr", tmp_path / "game-3.cwr")]  # fmt: skip
+    assert not (tmp_path / "game-4.cwr").exists()
+    assert [r.note for r in records] == [
+        "seats: a you, b greedy",
+        "seats: a greedy, b you",  # swapped
+        "seats: a greedy, b you",  # the same as the game before
+    ]
+    for r in records:  # the same settings, every game played out
+        assert (r.width, r.height, r.players, r.rules.name, r.first) == (2, 2, 2, "colorwars", 0)
+        assert r.replay().winner is not None
+    # The human was asked for moves as a, then as b.
+    first_b = prompts.index("player b, your move: ")
+    assert set(prompts[:first_b]) <= {"player a, your move: ", terminal.REMATCH}
+    screen = Screen(100, 32).feed(out).text
+    assert "2x2 colorwars, 2 players, a moves first: a greedy, b you (game 3)" in screen
+    assert "game 3: the same seats" in screen
+    assert screen.endswith("\nbye")
+    assert "'maybe': answer y (a rematch), s (a rematch with the seats swapped) or n (no)" in out
+    assert "game 2: the seats swapped" in out
+
+
+def test_rematch_ends_at_the_end_of_input_and_is_never_asked_when_piped(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, _, prompts = live_terminal(
+        scripted(itertools.repeat(first_legal), save=""), size="2x2", opponent="greedy",
+        seed=2, delay=0,
+    )  # fmt: skip
+    assert prompts[-1] == terminal.REMATCH  # answered by the end of input
+    assert Screen(100, 32).feed(out).text.endswith("\nbye")
+    # Not a terminal: the game ends with its result, as before.
+    s = play(monkeypatch, capsys, ["--size", "2x2", "--opponent", "greedy"],
+             itertools.repeat(first_legal))  # fmt: skip
+    assert s.code == 0
+    assert set(s.prompts) == {"player a, your move: "}
+    assert "Rematch" not in s.out
+    assert s.out.rstrip().splitlines()[-1] in ("you win!", "greedy wins.")
+
+
+# -- a real terminal: a pseudo-terminal ----------------------------------------------------
+class Pty:
+    """``colorwars play ARGS`` with its output on a pseudo-terminal of ``width`` x
+    ``height`` (and its input too, unless ``stdin`` is given: then that, through a pipe).
+    ``screen`` emulates what the terminal shows."""
+
+    def __init__(self, args: list[str], width: int = 100, height: int = 32,
+                 stdin: str | None = None) -> None:  # fmt: skip
+        import fcntl
+        import pty
+        import struct
+        import termios
+
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
+        env = plain_env()
+        env.update(COLUMNS=str(width), LINES=str(height))
+        self.child = subprocess.Popen(
+            colorwars_play(*args),
+            stdin=slave if stdin is None else subprocess.PIPE,
+            stdout=slave, stderr=slave, env=env, close_fds=True,
+            # The terminal is the child's own (its controlling terminal), so Ctrl-C typed on
+            # it interrupts the child.
+            start_new_session=True, preexec_fn=lambda: fcntl.ioctl(1, termios.TIOCSCTTY, 0),
+        )  # fmt: skip
+        os.close(slave)
+        if stdin is not None:
+            assert self.child.stdin is not None
+            self.child.stdin.write(stdin.encode())
+            self.child.stdin.close()
+        self.output = b""
+        self.screen = Screen(width, height)
+
+    def read(self, seconds: float) -> bool:
+        """Reads what the child wrote within ``seconds``; False once it is closed."""
+        import select
+
+        ready, _, _ = select.select([self.master], [], [], seconds)
+        if not ready:
+            return True
+        try:
+            data = os.read(self.master, 65536)
+        except OSError:  # the child is gone and its terminal closed
+            return False
+        if not data:
+            return False
+        self.output += data
+        self.screen.feed(data.decode("utf-8", "replace"))
+        return True
+
+    def wait_for(self, what: Callable[[str], bool], seconds: float = 30) -> str:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            if what(self.screen.text):
+                return self.screen.text
+            if not self.read(0.05) and not what(self.screen.text):
+                break
+        pytest.fail(f"the terminal never showed what was expected:\n{self.screen.text}")
+
+    def send(self, line: str) -> None:
+        os.write(self.master, (line + "\r").encode())
+
+    def answer(self, line: str, then: Callable[[str], bool]) -> str:
+        """Types ``line`` and waits for the screen to be redrawn and to show ``then``."""
+        mark = len(self.output)
+        self.send(line)
+        return self.wait_for(lambda t: b"\x1b[1A" in self.output[mark:] and then(t))
+
+    def close(self) -> int:
+        """The child's exit status, once it has ended (ended here if it is still running)
+        and all it wrote is read."""
+        end = time.monotonic() + 30
+        while self.child.poll() is None and time.monotonic() < end:
+            self.read(0.05)
+        if self.child.poll() is None:
+            self.child.kill()
+        code = self.child.wait(timeout=30)
+        while self.read(0.05) and select_ready(self.master):
+            pass
+        os.close(self.master)
+        return code
+
+
+def select_ready(fd: int) -> bool:
+    import select
+
+    return bool(select.select([fd], [], [], 0)[0])
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no pseudo-terminals")
+def test_a_pseudo_terminal_game_with_a_rematch() -> None:
+    """Typed on a real (pseudo-)terminal, which echoes each line: the screen keeps one
+    board, in place; a finished game offers the save and the rematch."""
+    term = Pty(["--size", "2x2", "--opponent", "greedy", "--seed", "1", "--delay", "0"])
+
+    def asks(*prompts: str) -> Callable[[str], bool]:
+        return lambda text: text.rstrip().endswith(tuple(p.rstrip() for p in prompts))
+
+    move, over = asks("your move:"), asks("Enter for no:")
+    try:
+        term.wait_for(move)
+        text = term.answer("rules", move)
+        assert "the rules: colorwars (opening drop3, burst empty; RULES.md)" in text
+        cells = itertools.cycle("0123")  # cell numbers: the illegal ones are refused
+        for _ in range(40):
+            if over(term.answer(next(cells), asks("your move:", "Enter for no:"))):
+                break
+        term.answer("", asks(terminal.REMATCH))  # no record
+        text = term.answer("s", asks("player b, your move:"))  # the human at b: greedy opens
+        assert "(game 2)" in text
+        assert text.count(HEADER_2 + "\n") == 1  # one board on the screen
+        assert HEADER_2 not in term.screen.scrolled
+        term.answer("quit", over)
+        term.answer("", lambda t: t.endswith("\nbye"))
+    finally:
+        code = term.close()
+    assert code == 0
+    assert "Traceback" not in term.output.decode()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no pseudo-terminals")
+def test_a_pseudo_terminal_with_piped_input_ends_at_its_end() -> None:
+    """Input piped, output a terminal: the hot-seat game ends (b wins on 2x2: a's a1 opens,
+    b's b2, a1 bursts, b2 bursts and takes a's last orbs), the rematch is offered, and the
+    end of input ends it with one line."""
+    term = Pty(["--size", "2x2", "--seats", "human", "--delay", "0"], stdin="a1\nb2\na1\nb2\n")
+    try:
+        text = term.wait_for(lambda t: t.endswith("\nbye"))
+    finally:
+        code = term.close()
+    assert code == 0
+    assert "game over: player b (human) wins." in text
+    assert text.count(HEADER_2 + "\n") == 1
+    assert "Traceback" not in term.output.decode()
+    assert terminal.REMATCH.strip() in term.output.decode()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no pseudo-terminals")
+def test_a_pseudo_terminal_ctrl_c_is_one_line() -> None:
+    term = Pty(["--opponent", "greedy", "--seed", "1"])
+    try:
+        term.wait_for(lambda t: t.rstrip().endswith("player a, your move:"))
+        term.send("c3")
+        term.wait_for(lambda t: "2. (b) greedy plays" in t and t.rstrip().endswith("move:"))
+        os.write(term.master, b"\x03")  # Ctrl-C
+        text = term.wait_for(lambda t: "error: interrupted" in t)
+    finally:
+        code = term.close()
+    assert code == 130
+    assert text.rstrip().endswith("error: interrupted")
+    assert text.count(HEADER_5) == 1
+    assert "Traceback" not in term.output.decode()

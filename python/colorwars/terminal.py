@@ -281,10 +281,11 @@ def live_board(
     height = len(counts) // width
     _, rows = board_layout(width, counts, owners)
     label = len(str(height))
-    text = Text(" " * label + "".join(f" {column_name(x):>2} " for x in range(width)))
+    text = Text(" " * label + "".join(f"  {column_name(x):>2} " for x in range(width)).rstrip())
     for row, cells in rows:
         text.append("\n" + row[:-1])
         for i, cell, owner in cells:
+            text.append(" ")
             mark = marks.get(i, " ")
             loaded = owner >= 0 and counts[i] >= _capacity(width, height, i)
             style = "dim" if owner < 0 else PLAYER_STYLES[owner]
@@ -446,16 +447,13 @@ class TerminalGame:
         lines, the board and at least one message, and as wide as the board."""
         c = self.console
         lines = SCREEN_LINES + self.setup.height + 1 + 1 + SPARE_LINES
-        columns = len(str(self.setup.height)) + 4 * self.setup.width
+        columns = len(str(self.setup.height)) + 5 * self.setup.width
         return c.is_terminal and not c.is_dumb_terminal and lines <= c.height and columns < c.width
 
     # -- the live screen -------------------------------------------------------------------
-    def frame(
-        self, board: Text | None = None, status: Text | None = None, prompt: bool = True
-    ) -> RenderableType:
-        """The live screen: the title, the board (the game's, marked, unless given), the
-        status, the last move, the legend, the newest messages that fit, and the empty line
-        a question's prompt is written on."""
+    def head(self, board: Text | None = None, status: Text | None = None) -> list[Text]:
+        """The live screen's top: the title, the board (the game's, marked, unless given),
+        the status, the last move and the legend."""
         g = self.game
         if board is None:
             marks = {} if self.hint is None else {self.hint: HINT}
@@ -481,22 +479,32 @@ class TerminalGame:
             f"{HINT} hint; rules, help",
             style="dim",
         )
-        width = self.console.width
-        room = (
-            self.console.height - SCREEN_LINES - self.setup.height - 1 - SPARE_LINES
-        )  # the messages' lines
+        return [self.title(), board, status, last_move, legend]
+
+    def lines(self, text: Text) -> int:
+        """The lines ``text`` takes on the terminal, wrapped at its width."""
+        return len(text.wrap(self.console, self.console.width))
+
+    def room(self, head: Sequence[Text]) -> int:
+        """The lines left for the messages under ``head``: the prompt's line and two spare
+        lines (a typed answer that wraps) kept, so the screen never scrolls."""
+        used = sum(self.lines(t) for t in head)
+        return self.console.height - used - 1 - SPARE_LINES
+
+    def frame(
+        self, board: Text | None = None, status: Text | None = None, prompt: bool = True
+    ) -> RenderableType:
+        """The live screen: its head (``head``), the newest messages that fit, and the
+        empty line a question's prompt is written on."""
+        head = self.head(board, status)
+        room = self.room(head)
         shown: list[Text] = []
-        used = 0
         for message in reversed(self.messages):
-            lines = len(message.wrap(self.console, width))
-            if used + lines > room:
+            room -= self.lines(message)
+            if room < 0:
                 break
             shown.insert(0, message)
-            used += lines
-        parts = [self.title(), board, status, last_move, legend, *shown]
-        if prompt:
-            parts.append(Text(""))
-        return Group(*parts)
+        return Group(*head, *shown, *([Text("")] if prompt else []))
 
     def status_line(self) -> Text:
         g = self.game
@@ -514,9 +522,7 @@ class TerminalGame:
         if self.screen is None:
             return
         new = self.messages[self.shown :]
-        room = self.console.height - SCREEN_LINES - self.setup.height - 1 - SPARE_LINES
-        width = self.console.width
-        if sum(len(m.wrap(self.console, width)) for m in new) > room:
+        if sum(self.lines(m) for m in new) > self.room(self.head(board, status)):
             del self.messages[self.shown :]
             for message in new:
                 self.console.print(message)  # the live display prints it above the screen
@@ -843,7 +849,8 @@ class TerminalGame:
         try:
             name = self.question("save the game record? a file name, or Enter for no: ")
         except UnicodeDecodeError:
-            self.console.print()
+            if self.screen is None:
+                self.console.print()
             return
         if name is not None and name.strip():
             self.save(name.strip())
