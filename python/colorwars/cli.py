@@ -920,8 +920,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play in the terminal, on any board and rules the engine allows, with 2 "
         "to 8 players, each seat a human (hot-seat) or an AI player. Type a cell (c3, or its "
         "number) or a command: hint, undo (back to the previous human turn), moves, position, "
-        "board, save FILE, help, quit. On a terminal the players are coloured and each "
-        "cascade is animated wave by wave; piped, the game is plain text.",
+        "board, save FILE, rules, help, quit. On a terminal the game is one screen redrawn in "
+        "place: the board in colour with loaded cells marked !, each cascade animated wave by "
+        "wave, and a rematch offered at the end; piped, the game is plain text.",
     )
     play.add_argument(
         "--size",
