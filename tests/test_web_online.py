@@ -314,3 +314,30 @@ def test_the_addresses_to_share() -> None:
         assert link.startswith("http://")
         assert link.endswith(":8000/")
         assert "127." not in link
+
+
+def test_no_seat_plays_for_an_ai_seat_online(client: TestClient) -> None:
+    """Online, an AI seat's move comes from its own AI: no human seat picks it (a move of its
+    choosing, or a weaker AI), which would cheat the other humans; the game is unchanged."""
+    g = online_game(client, width=3, height=3, players=3, seats=["human", "greedy", "human"])
+    a, c = g["token"], token_of(g["links"]["c"])
+    url = f"/api/games/{g['id']}"
+    assert client.post(f"{url}/moves", json={"cell": "a1"}, headers=auth(a)).status_code == 200
+    before = client.get(url).json()
+    for token in (a, c):
+        r = client.post(f"{url}/moves", json={"cell": "c3"}, headers=auth(token))
+        assert r.status_code == 403, r.text
+        assert r.json()["type"] == "Forbidden"
+        assert "AI seat" in r.json()["error"]
+        r = client.post(f"{url}/ai-move", json={"ai": "random"}, headers=auth(token))
+        assert r.status_code == 403, r.text
+        assert client.get(url).json() == before
+    # Its own AI, asked for by any seat (or named as it is), moves it.
+    r = client.post(f"{url}/ai-move", json={"ai": "greedy"}, headers=auth(c))
+    assert r.status_code == 200, r.text
+    assert r.json()["move"]["player"] == 1
+    # Offline, a seat may still be played by hand or by another AI.
+    off = client.post("/api/games", json={"seats": ["human", "greedy"]}).json()
+    moves = f"/api/games/{off['id']}/moves"
+    assert client.post(moves, json={"cell": "a1"}).status_code == 200
+    assert client.post(moves, json={"cell": "e5"}).status_code == 200

@@ -374,10 +374,12 @@ def create_app(
 
     def to_move(request: Request, game: LiveGame) -> None:
         """403 unless the request may move for the player to move: in an online game, that
-        player's own token (an AI seat: any seat's token)."""
+        player's own token; an AI seat is moved by its own AI only (``ai_seat``)."""
         seat = seat_of(request, game)
-        if seat < 0 or game.seats[game.game.to_move] != HUMAN or game.game.winner is not None:
+        if seat < 0 or game.game.winner is not None:
             return
+        if game.seats[game.game.to_move] != HUMAN:
+            raise ai_seat(game)
         if seat != game.game.to_move:
             letter = PLAYER_LETTERS[game.game.to_move]
             raise RequestError(
@@ -386,6 +388,18 @@ def create_app(
                 f"it is player {letter}'s turn, and this token is player "
                 f"{PLAYER_LETTERS[seat]}'s: only {letter}'s token moves for {letter}",
             )
+
+    def ai_seat(game: LiveGame) -> RequestError:
+        """Online, an AI seat's move is its own AI's: a seat that chose it (a move by hand,
+        another AI) would play for the AI against the other humans; 403."""
+        name = game.seats[game.game.to_move]
+        letter = PLAYER_LETTERS[game.game.to_move]
+        return RequestError(
+            403,
+            "Forbidden",
+            f"player {letter} is an AI seat ({name}) of an online game: its own AI moves "
+            f'for it (POST ai-move without "ai"), and no player chooses its move',
+        )
 
     def changed(game: LiveGame, kind: str, state: dict[str, Any]) -> dict[str, Any]:
         """Tells every listener of the game; the state answered."""
@@ -488,6 +502,8 @@ def create_app(
             seat_of(request, game)
             if game.seats[game.game.to_move] == HUMAN:
                 to_move(request, game)
+            elif b.get("ai") is not None and b["ai"] != game.seats[game.game.to_move]:
+                raise ai_seat(game)
         game.check_ply(b.get("ply"))
         player, name = game.ai_for_seat(b.get("ai"))
         position = game.game.copy()
