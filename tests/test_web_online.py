@@ -341,3 +341,25 @@ def test_no_seat_plays_for_an_ai_seat_online(client: TestClient) -> None:
     moves = f"/api/games/{off['id']}/moves"
     assert client.post(moves, json={"cell": "a1"}).status_code == 200
     assert client.post(moves, json={"cell": "e5"}).status_code == 200
+
+
+def test_both_players_asking_for_a_rematch_get_the_same_one(client: TestClient) -> None:
+    """Two players who ask for a rematch of the same online game at about the same time play
+    one new game together (each browser follows the other's rematch event: two games would
+    send each to the other's, and they would never meet)."""
+    g = online_game(client)
+    a, b = g["token"], token_of(g["links"]["b"])
+    url = f"/api/games/{g['id']}/rematch"
+    first = client.post(url, json={"swap": True}, headers=auth(a))
+    assert first.status_code == 201, first.text
+    second = client.post(url, json={}, headers=auth(b))
+    assert second.status_code == 201, second.text
+    assert second.json()["id"] == first.json()["id"]
+    assert (first.json()["seat"], second.json()["seat"]) == (1, 0)  # swapped, as first asked
+    assert client.post(url, json={}).status_code == 403  # still a player's request
+    # Once the rematch is gone, a new one can be made.
+    again = first.json()["id"]
+    assert client.delete(f"/api/games/{again}", headers=auth(a)).status_code == 200
+    third = client.post(url, json={}, headers=auth(b))
+    assert third.status_code == 201
+    assert third.json()["id"] != again

@@ -522,17 +522,26 @@ def create_app(
         old = live(request)
         b = await body(request, ("swap",), "rematch")
         seat = seat_of(request, old)  # online: a player of the game asks
-        game = rematch(old, b.get("swap", False))
-        games.add(game, client_of(request))
+        swap = b.get("swap", False)
+        if old.rematched is not None and old.rematched[0] in games:
+            # Online, the other player asked first: the same rematch for both (two would
+            # each send the other's browser to its own, and the players would never meet).
+            game_id, swap = old.rematched
+            game = games.get(game_id)
+        else:
+            game = rematch(old, swap)
+            games.add(game, client_of(request))
+            if game.online:
+                old.rematched = (game.id, bool(swap))
         state = game.state()
         if game.online:
-            state["seat"] = (1 - seat if b.get("swap") else seat) if seat >= 0 else None
+            state["seat"] = (1 - seat if swap else seat) if seat >= 0 else None
         # Everyone watching the old game follows to the new one (no token in it: each
         # browser keeps its own).
         work.hub.publish(
             old.id,
             "rematch",
-            {"id": old.id, "ply": old.game.ply, "rematch": game.id, "swap": bool(b.get("swap"))},
+            {"id": old.id, "ply": old.game.ply, "rematch": game.id, "swap": bool(swap)},
         )
         return state
 

@@ -527,6 +527,9 @@ class LiveGame:
     # The tokens of a game just made online, until the request that made it has answered.
     pending_tokens: dict[int, str] = field(default_factory=dict, repr=False)
     used: float = 0.0  # when it was last used (time.time()), for the store's bounds
+    # An online game's rematch (its id, the seats swapped or not) once one is made: a second
+    # player asking for one gets the same (see ``app.py``).
+    rematched: tuple[str, bool] | None = None
 
     @property
     def online(self) -> bool:
