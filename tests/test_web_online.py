@@ -363,3 +363,19 @@ def test_both_players_asking_for_a_rematch_get_the_same_one(client: TestClient) 
     third = client.post(url, json={}, headers=auth(b))
     assert third.status_code == 201
     assert third.json()["id"] != again
+
+
+def test_the_rate_limit_remembers_a_bounded_number_of_clients() -> None:
+    """Many clients (an IPv6 network has plenty of addresses) each making a few requests do
+    not grow the limit's memory without end, and a client that comes after them is limited
+    all the same (it was forgotten after each request, so never limited)."""
+    limit = RateLimit(per_second=0.001, burst=3)
+    for i in range(12_000):
+        assert limit.allow(f"2001:db8::{i:x}", now=0.0)
+        assert limit.allow(f"2001:db8::{i:x}", now=0.0)
+    assert len(limit._buckets) <= 10_000
+    assert [limit.allow("10.0.0.1", now=1.0) for _ in range(4)] == [True, True, True, False]
+    started = time.monotonic()
+    for i in range(20_000):
+        limit.allow(f"2001:db8:1::{i:x}", now=2.0)
+    assert time.monotonic() - started < 2.0  # no scan of every client at each request

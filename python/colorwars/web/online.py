@@ -45,6 +45,7 @@ MAX_STREAMS_PER_CLIENT = 20
 RATE_PER_SECOND = 10.0
 RATE_BURST = 60
 KEEPALIVE_SECONDS = 15.0
+MAX_CLIENTS = 10_000  # the clients whose buckets are remembered
 QUEUE = 64  # events waiting for one listener; beyond, the oldest is dropped
 
 
@@ -59,15 +60,24 @@ class RateLimit:
     def allow(self, client: str, now: float | None = None) -> bool:
         now = time.monotonic() if now is None else now
         with self._lock:
-            tokens, when = self._buckets.get(client, (float(self.burst), now))
+            tokens, when = self._buckets.pop(client, (float(self.burst), now))
             tokens = min(float(self.burst), tokens + (now - when) * self.per_second)
             allowed = tokens >= 1.0
+            # Reinserted: the buckets are in the order of their last use, the oldest first.
             self._buckets[client] = (tokens - 1.0 if allowed else tokens, now)
-            if len(self._buckets) > 10_000:  # forget the full buckets: they are the default
-                full = [c for c, (t, _) in self._buckets.items() if t >= self.burst - 1]
-                for c in full[:5000]:
-                    del self._buckets[c]
+            if len(self._buckets) > MAX_CLIENTS:
+                self._forget(now)
             return allowed
+
+    def _forget(self, now: float) -> None:
+        """Forgets the buckets full by now (they are the default), then the least recently
+        used, down to half the bound (so that this runs once in many requests)."""
+        full = float(self.burst)
+        for c, (t, w) in list(self._buckets.items()):
+            if min(full, t + (now - w) * self.per_second) >= full:
+                del self._buckets[c]
+        while len(self._buckets) > MAX_CLIENTS // 2:
+            del self._buckets[next(iter(self._buckets))]
 
     def check(self, client: str) -> None:
         if not self.allow(client):
