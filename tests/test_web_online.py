@@ -379,3 +379,29 @@ def test_the_rate_limit_remembers_a_bounded_number_of_clients() -> None:
     for i in range(20_000):
         limit.allow(f"2001:db8:1::{i:x}", now=2.0)
     assert time.monotonic() - started < 2.0  # no scan of every client at each request
+
+
+def test_a_stream_never_read_is_counted_no_more_once_closed() -> None:
+    """A listener whose response ends before its first event (its client gone at once) is
+    released all the same: a generator never started runs no ``finally``."""
+    import asyncio
+
+    from colorwars.web.app import EventStream
+
+    hub = Hub(total=5, per_client=1)
+
+    async def run() -> None:
+        stream = hub.stream("g1", "10.0.0.9", {"id": "g1", "ply": 0})
+        assert len(hub) == 1
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            raise OSError("the client is gone")
+
+        await EventStream(stream)({"type": "http"}, receive, send)
+        assert len(hub) == 0
+        hub.stream("g1", "10.0.0.9", {"id": "g1", "ply": 0})  # not refused: none is held
+
+    asyncio.run(run())

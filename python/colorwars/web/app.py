@@ -37,7 +37,7 @@ import socket
 import threading
 import time
 import webbrowser
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from importlib.resources import files
 from types import FrameType
@@ -59,7 +59,7 @@ from colorwars._common import PLAYER_LETTERS
 from colorwars.errors import BackendError, ColorwarsError, ConfigError, show
 from colorwars.web import store as limits
 from colorwars.web.db import GameDB, default_path
-from colorwars.web.online import Hub, RateLimit
+from colorwars.web.online import Hub, Listener, RateLimit
 from colorwars.web.store import (
     DEFAULT_ANALYSIS,
     HUMAN,
@@ -146,25 +146,30 @@ class EventStream(StreamingResponse):
     own notices only at its next write, up to a keep-alive later, and a listener would count
     against the bounds till then)."""
 
-    def __init__(self, content: AsyncIterator[str]) -> None:
+    def __init__(self, content: Listener) -> None:
         super().__init__(
             content,
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
+        self.listener = content
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async with anyio.create_task_group() as tasks:
+        try:
+            async with anyio.create_task_group() as tasks:
 
-            async def watch() -> None:
-                while (await receive())["type"] != "http.disconnect":
-                    pass
+                async def watch() -> None:
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    tasks.cancel_scope.cancel()
+
+                tasks.start_soon(watch)
+                with contextlib.suppress(OSError):
+                    await self.stream_response(send)
                 tasks.cancel_scope.cancel()
-
-            tasks.start_soon(watch)
-            with contextlib.suppress(OSError):
-                await self.stream_response(send)
-            tasks.cancel_scope.cancel()
+        finally:
+            # However the response ended, the listener's place in the bounds is free.
+            self.listener.close()
 
 
 def _events(handler: Endpoint) -> Endpoint:

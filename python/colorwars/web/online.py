@@ -25,7 +25,7 @@ import json
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from colorwars.web.store import RequestError
@@ -37,6 +37,7 @@ __all__ = [
     "RATE_BURST",
     "RATE_PER_SECOND",
     "Hub",
+    "Listener",
     "RateLimit",
 ]
 
@@ -121,7 +122,7 @@ class Hub:
             else:
                 q.put_nowait(text)
 
-    def stream(self, game_id: str, client: str, first: dict[str, Any]) -> AsyncIterator[str]:
+    def stream(self, game_id: str, client: str, first: dict[str, Any]) -> Listener:
         """A listener's events: ``first`` (the state now), then every change until the game is
         deleted or the server stops; comments keep the connection alive. Refused (503) beyond
         the bounds."""
@@ -142,33 +143,54 @@ class Hub:
         self._queues.setdefault(game_id, set()).add(q)
         self._held[client] += 1
         q.put_nowait(_event("state", first))
-        return self._events(game_id, client, q)
+        return Listener(self._events(q), lambda: self._release(game_id, client, q))
 
-    async def _events(
-        self, game_id: str, client: str, q: asyncio.Queue[str | None]
-    ) -> AsyncIterator[str]:
+    def _release(self, game_id: str, client: str, q: asyncio.Queue[str | None]) -> None:
+        queues = self._queues.get(game_id)
+        if queues is None or q not in queues:
+            return  # released already
+        queues.discard(q)
+        if not queues:
+            del self._queues[game_id]
+        self._held[client] -= 1
+        if self._held[client] <= 0:
+            del self._held[client]
+
+    async def _events(self, q: asyncio.Queue[str | None]) -> AsyncIterator[str]:
+        yield "retry: 1000\n\n"
+        while True:
+            try:
+                text = await asyncio.wait_for(q.get(), KEEPALIVE_SECONDS)
+            except TimeoutError:
+                yield ": keepalive\n\n"
+                continue
+            if text is None:
+                return
+            yield text
+            if "\nevent: deleted\n" in text:
+                return
+
+
+class Listener:
+    """One listener's events (``Hub.stream``): iterate them; ``close()`` releases its place in
+    the hub's bounds, whether or not its first event was read (a generator never started runs
+    no ``finally``), and again at the end of the events."""
+
+    def __init__(self, events: AsyncIterator[str], release: Callable[[], None]) -> None:
+        self._events, self._release = events, release
+
+    def __aiter__(self) -> Listener:
+        return self
+
+    async def __anext__(self) -> str:
         try:
-            yield "retry: 1000\n\n"
-            while True:
-                try:
-                    text = await asyncio.wait_for(q.get(), KEEPALIVE_SECONDS)
-                except TimeoutError:
-                    yield ": keepalive\n\n"
-                    continue
-                if text is None:
-                    return
-                yield text
-                if "\nevent: deleted\n" in text:
-                    return
-        finally:
-            queues = self._queues.get(game_id)
-            if queues is not None:
-                queues.discard(q)
-                if not queues:
-                    del self._queues[game_id]
-            self._held[client] -= 1
-            if self._held[client] <= 0:
-                del self._held[client]
+            return await self._events.__anext__()
+        except BaseException:  # the end, its client gone (cancelled), or the server stopping
+            self._release()
+            raise
+
+    def close(self) -> None:
+        self._release()
 
 
 def _event(kind: str, data: dict[str, Any]) -> str:
