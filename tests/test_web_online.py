@@ -405,3 +405,25 @@ def test_a_stream_never_read_is_counted_no_more_once_closed() -> None:
         hub.stream("g1", "10.0.0.9", {"id": "g1", "ply": 0})  # not refused: none is held
 
     asyncio.run(run())
+
+
+def test_links_made_on_this_machine_point_to_an_address_others_reach() -> None:
+    """The creator on the server's machine (http://localhost:8000/, or the http://0.0.0.0:8000/
+    that serve prints) gets links a friend can open: the network address serve shares, not
+    localhost; a creator on another machine gets the address it used."""
+    app = create_app(share_url="http://192.168.1.20:8000/")
+    with TestClient(app, base_url="http://localhost:8000") as client:
+        for host in ("localhost:8000", "127.0.0.1:8000", "0.0.0.0:8000", "[::1]:8000"):
+            g = client.post(
+                "/api/games",
+                json={"online": True, "seats": ["human", "human"]},
+                headers={"Host": host},
+            ).json()
+            for link in g["links"].values():
+                assert link.startswith("http://192.168.1.20:8000/?game="), (host, link)
+        g = client.post(
+            "/api/games",
+            json={"online": True, "seats": ["human", "human"]},
+            headers={"Host": "colorwars.example:8000"},
+        ).json()
+        assert g["links"]["spectator"] == f"http://colorwars.example:8000/?game={g['id']}"

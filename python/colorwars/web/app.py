@@ -284,6 +284,19 @@ def _host_name(header: str) -> str:
     return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
+def _this_machine(header: str) -> bool:
+    """Whether a Host header names this machine only as itself (``localhost``, a loopback or
+    the unspecified address), a name no other machine reaches it by."""
+    name = _host_name(header)
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        ip = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return ip.is_loopback or ip.is_unspecified
+
+
 class _TrustedHosts:
     """Refuses a request whose Host header names another host than the allowed ones (400,
     ``BadHost``, our JSON error), as Starlette's ``TrustedHostMiddleware`` does in plain text."""
@@ -343,12 +356,16 @@ def create_app(
     allowed_hosts: list[str] | None = None,
     rate: RateLimit | None = None,
     hub: Hub | None = None,
+    share_url: str | None = None,
 ) -> Starlette:
     """The web app: the page at ``/``, its files under ``/static/``, the API under ``/api/``.
     ``allowed_hosts`` restricts the Host header to those names (``serve`` passes
     ``allowed_hosts_for`` its address when it listens on loopback, against DNS rebinding).
     ``store`` keeps the games (in memory unless it has a database); ``rate`` limits the
-    requests on online games per client, ``hub`` bounds the event streams."""
+    requests on online games per client, ``hub`` bounds the event streams. ``share_url``
+    (``serve`` passes its first network address when it listens beyond loopback) is where the
+    links of an online game made on this machine point, since ``localhost`` or ``0.0.0.0``
+    would lead a friend's browser to their own machine."""
     games = store if store is not None else GameStore()
     work = _Work()
     if hub is not None:
@@ -452,6 +469,8 @@ def create_app(
             tokens, game.pending_tokens = game.pending_tokens, {}
             assert game.creator is not None
             base = str(request.base_url)
+            if share_url is not None and _this_machine(request.headers.get("host", "")):
+                base = share_url
             state["seat"] = game.creator
             state["token"] = tokens[game.creator]
             links = {
@@ -685,7 +704,12 @@ def _server(
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{sock.getsockname()[1]}/"
     if app is None:
-        app = create_app(store, allowed_hosts=allowed_hosts_for(host, sock.getsockname()[0]))
+        shared = network_urls(host, sock.getsockname()[1])
+        app = create_app(
+            store,
+            allowed_hosts=allowed_hosts_for(host, sock.getsockname()[0]),
+            share_url=shared[0] if shared else None,
+        )
     work: _Work | None = getattr(app.state, "work", None)
 
     class Server(uvicorn.Server):
