@@ -293,3 +293,39 @@ def test_a_server_restart_mid_game_resumes_from_the_database(browser: Any, tmp_p
         finally:
             a.close()
             b.close()
+
+
+def test_an_ai_seat_moves_when_the_creator_has_left(browser: Any) -> None:
+    """Online, the browser of the human who moved last asks for the AI seats' moves: with the
+    creator's page closed, the friend's move is still answered by the AI (the creator's browser
+    alone asked, and the game stood still without it)."""
+    import json
+    import urllib.request
+
+    with serving() as url:
+        body = {"online": True, "width": 4, "height": 4, "players": 3,
+                "seats": ["human", "human", "greedy"]}  # fmt: skip
+        request = urllib.request.Request(
+            url + "api/games", data=json.dumps(body).encode(), method="POST",
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        with urllib.request.urlopen(request) as r:
+            made = json.load(r)
+        b = Page(browser, made["links"]["b"], **DESKTOP)
+        try:
+            # The creator plays a1 from elsewhere and is gone; b sees it, and plays d4.
+            a = urllib.request.Request(
+                url + f"api/games/{made['id']}/moves", data=b'{"cell": "a1"}', method="POST",
+                headers={"Content-Type": "application/json",
+                         "Authorization": f"Bearer {made['token']}"},
+            )  # fmt: skip
+            urllib.request.urlopen(a).close()
+            b.page.wait_for_function("() => document.getElementById('board').dataset.ply === '1'")
+            b.page.wait_for_selector(PLAYABLE)
+            b.page.click('#board [data-cell="15"]')
+            b.page.wait_for_function(
+                "() => document.getElementById('board').dataset.ply === '3'", timeout=10_000
+            )
+            assert b.problems == []
+        finally:
+            b.close()

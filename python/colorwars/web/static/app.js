@@ -531,8 +531,9 @@
     while (ui.game && generation === ui.generation && !ui.replay) {
       const g = ui.game;
       if (g.winner !== null || isHuman(g, g.to_move) || ui.paused || ui.busy) return;
-      // Online, the creator's browser asks for the AI seats' moves; the others see them pushed.
-      if (g.online && ui.seat !== g.creator) return;
+      // Online, the browser of the human who moved last (before any, the creator's) asks for
+      // the AI seats' moves, so a game goes on without the creator; the others see them pushed.
+      if (g.online && ui.seat !== aiAsker(g)) return;
       const ok = await busy(async () => {
         const result = await api("POST", `/api/games/${g.id}/ai-move`, { ply: g.ply });
         if (generation === ui.generation) await showMove(result);
@@ -541,6 +542,13 @@
       if (!ok) return;
       if (humans(ui.game) === 0) await wait(Math.min(400, speed()));
     }
+  }
+
+  function aiAsker(g) {
+    for (let k = g.moves.length - 1; k >= 0; k--) {
+      if (isHuman(g, g.moves[k].player)) return g.moves[k].player;
+    }
+    return g.creator;
   }
 
   function setGame(g) {
