@@ -128,6 +128,15 @@ def test_a_damaged_game_does_not_take_the_others_with_it(tmp_path: Path) -> None
         del good["move"], good["waves"]
         assert client.get(f"/api/games/{good['id']}").json() == good
         assert [g["id"] for g in client.get("/api/games").json()["games"]] == [good["id"]]
+    # A row whose text is not even UTF-8 (SQLite refuses to read it back): the same.
+    with sqlite3.connect(path) as c:
+        c.execute("UPDATE games SET data = CAST(x'7bff' AS TEXT) WHERE id = ?", (bad["id"],))
+    with app_on(path) as client:
+        r = client.get(f"/api/games/{bad['id']}")
+        assert r.status_code == 500
+        assert r.json()["type"] == "DamagedGame"
+        assert client.get(f"/api/games/{good['id']}").json() == good
+        assert [g["id"] for g in client.get("/api/games").json()["games"]] == [good["id"]]
 
 
 def test_the_database_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

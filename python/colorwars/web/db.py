@@ -176,9 +176,12 @@ class GameDB:
 
     def load(self, game_id: str) -> Any:
         """A game's JSON object, None if there is no such row; ``ValueError`` if the row is
-        not JSON."""
+        not JSON or cannot be read (not UTF-8, a damaged page)."""
         with self._lock:
-            row = self._db.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()
+            try:
+                row = self._db.execute("SELECT data FROM games WHERE id = ?", (game_id,)).fetchone()
+            except sqlite3.Error as e:
+                raise ValueError(f"its row cannot be read: {e}") from None
         return None if row is None else json.loads(row[0])
 
     def index(self) -> list[tuple[str, str, bool]]:
