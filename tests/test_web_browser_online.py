@@ -329,3 +329,21 @@ def test_an_ai_seat_moves_when_the_creator_has_left(browser: Any) -> None:
             assert b.problems == []
         finally:
             b.close()
+
+
+def test_a_link_with_a_token_of_no_seat_leaves_the_seats_own(browser: Any) -> None:
+    """Anyone who knows a game's id (its spectator link) could send a seat's player a link to
+    it carrying a made-up token: the page keeps the seat's own token (it kept the link's, and
+    the player had lost their seat for good)."""
+    with serving() as url:
+        a = Page(browser, url, **DESKTOP)
+        try:
+            game_id, _ = create_online(a)
+            mine = token_in(a, game_id)
+            a.open(url + f"?game={game_id}&token=made-up")
+            assert token_in(a, game_id) == mine
+            assert "You play a" in a.page.inner_text("#online-seat")
+            a.page.click('#board [data-cell="12"]')
+            a.wait_position("5x5 colorwars 2 ...../...../..3a../...../..... b a - 1")
+        finally:
+            a.close()

@@ -1295,6 +1295,9 @@
     // browser and taken out of the address bar (and so out of the history and any Referer).
     const params = new URLSearchParams(location.search);
     const linked = params.get("game");
+    // The token this browser had for the game: kept if the link's is no seat's (anyone who
+    // knows the game's id could send a player a link with a made-up token).
+    const previous = linked ? tokenFor(linked) : null;
     if (linked && params.get("token")) keepToken(linked, params.get("token"));
     if (params.has("game") || params.has("token")) history.replaceState(null, "", location.pathname);
     try {
@@ -1310,7 +1313,11 @@
     const resume = linked || store.get("current", null);
     if (resume) {
       try {
-        const g = await api("GET", `/api/games/${resume}`);
+        let g = await api("GET", `/api/games/${resume}`);
+        if (linked && previous && g.online && g.seat === null && tokenFor(linked) !== previous) {
+          keepToken(linked, previous);
+          g = await api("GET", `/api/games/${resume}`);
+        }
         setGame(g);
         if (linked && g.online) say(ui.seat === null ? "Watching this game." : `You play ${letter(ui.seat)}.`, true);
         colourPickers();
