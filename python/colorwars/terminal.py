@@ -21,6 +21,7 @@ import argparse
 import dataclasses
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -536,7 +537,7 @@ class TerminalGame:
         for a line that is not UTF-8."""
         self.refresh()
         try:
-            line = self.ask(self.game, prompt)
+            line = self.answer(prompt)
         except EOFError:
             self.ended = True
             if self.screen is None:
@@ -551,6 +552,36 @@ class TerminalGame:
         elif self.echo:
             self.print(_one_line(line))
         return line
+
+    def answer(self, prompt: str) -> str:
+        """``ask``; on a terminal, in a thread of its own while the main thread waits, so
+        that Ctrl-C ends a wait for a line at once: the signal goes to any one thread of the
+        process (the native engine has threads of its own), and a read is interrupted only
+        in the thread that receives it, while the main thread's wait always is."""
+        if (
+            not self.console.is_terminal
+            or threading.current_thread() is not threading.main_thread()
+        ):
+            return self.ask(self.game, prompt)
+        answers: list[str] = []
+        errors: list[BaseException] = []
+        done = threading.Event()
+
+        def read() -> None:
+            try:
+                answers.append(self.ask(self.game, prompt))
+            except BaseException as e:  # handed to the main thread: EOF, a bad line
+                errors.append(e)
+            finally:
+                done.set()
+
+        # A daemon: after Ctrl-C the read it waits in is abandoned with the process.
+        threading.Thread(target=read, name="colorwars play input", daemon=True).start()
+        while not done.wait(0.1):
+            pass
+        if errors:
+            raise errors[0]
+        return answers[0]
 
     def close(self) -> None:
         """Ends the live screen (its last frame stays); the rest is printed under it."""
