@@ -46,8 +46,11 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="4 games a match at 0.01 s")
-    parser.add_argument("--results", default="zero_goals",
-                        help="the results' name: benchmarks/results/NAME.json (zero_goals)")
+    parser.add_argument(
+        "--results",
+        default="zero_goals",
+        help="the results' name: benchmarks/results/NAME.json (zero_goals)",
+    )
     args = parser.parse_args()
     games, seconds = (4, 0.01) if args.quick else (args.games, args.time)
     figures: dict[str, object] = {"time": seconds, "games": games}
