@@ -427,3 +427,43 @@ def test_links_made_on_this_machine_point_to_an_address_others_reach() -> None:
             headers={"Host": "colorwars.example:8000"},
         ).json()
         assert g["links"]["spectator"] == f"http://colorwars.example:8000/?game={g['id']}"
+
+
+def test_ctrl_c_stops_serve_with_event_streams_open(tmp_path: Path) -> None:
+    """`colorwars serve` stopped by Ctrl-C while browsers listen: every stream ends, the server
+    stops within seconds with status 0 and no traceback."""
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    db = str(tmp_path / "games.sqlite3")
+    with subprocess.Popen(
+        [sys.executable, "-m", "colorwars.cli", "serve", "--port", "0", "--db", db],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as child:
+        assert child.stdout is not None
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/", child.stdout.readline())
+        assert match
+        url = match[0]
+        g = httpx.post(url + "api/games", json={"online": True, "seats": ["human", "human"]})
+        listeners = [Listener(url + f"api/games/{g.json()['id']}/events") for _ in range(3)]
+        try:
+            for listener in listeners:
+                listener.wait_for(1)
+            started = time.monotonic()
+            child.send_signal(signal.SIGINT)
+            code = child.wait(timeout=20)
+            assert time.monotonic() - started < 5
+            for listener in listeners:
+                listener._thread.join(5)
+                assert not listener._thread.is_alive()  # the stream ended
+        finally:
+            for listener in listeners:
+                listener.close()
+        assert child.stderr is not None
+        errors = child.stderr.read()
+    assert code == 0
+    assert "Traceback" not in errors, errors
