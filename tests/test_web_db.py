@@ -181,3 +181,25 @@ def test_the_default_database_is_in_the_users_data_folder() -> None:
     path = web_db.default_path()
     assert path.name == "web-games.sqlite3"
     assert str(path).startswith(platformdirs.user_data_dir("colorwars", appauthor=False))
+
+
+def test_a_game_deleted_meanwhile_is_not_written_back(tmp_path: Path) -> None:
+    """A change that was under way when its game was deleted or forgotten (a move whose body
+    was still coming in) does not write the game back: after a restart it stays gone."""
+    from colorwars.web.store import RequestError
+
+    path = tmp_path / "games.sqlite3"
+    store = GameStore(db=GameDB(path))
+    live = store.create({"seats": ["human", "human"]})
+    store.delete(live.id)
+    live.play("c3")
+    with pytest.raises(RequestError) as refused:
+        store.save(live)
+    assert refused.value.status == 404
+    assert store.db is not None
+    store.db.close()
+    again = GameStore(db=GameDB(path))
+    assert live.id not in again
+    assert again.db is not None
+    assert again.db.load(live.id) is None
+    again.db.close()

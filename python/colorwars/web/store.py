@@ -882,9 +882,13 @@ class GameStore:
             found.append(live.summary())
         return found
 
-    def save(self, live: LiveGame) -> None:
+    def save(self, live: LiveGame, new: bool = False) -> None:
         """Writes a game to the database (nothing without one); ``RequestError`` (503,
-        ``StoreFull``) if the database refuses it."""
+        ``StoreFull``) if the database refuses it, (404) if the game is no longer kept (deleted
+        or forgotten while the change was under way: written back, it would return after a
+        restart). ``new``: a game being added."""
+        if not new and self._games.get(live.id) is not live:
+            raise self._unknown(live.id)
         if self.db is None:
             return
         try:
@@ -959,7 +963,7 @@ class GameStore:
                 )
             self._forget(idle[0][0])
             held[idle[0][1]] -= 1
-        self.save(live)
+        self.save(live, new=True)
         self._index[live.id] = (client, live.online)
         self._games[live.id] = live
 
