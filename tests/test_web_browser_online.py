@@ -347,3 +347,39 @@ def test_a_link_with_a_token_of_no_seat_leaves_the_seats_own(browser: Any) -> No
             a.wait_position("5x5 colorwars 2 ...../...../..3a../...../..... b a - 1")
         finally:
             a.close()
+
+
+def test_moves_pushed_while_busy_do_not_turn_the_board_back(browser: Any) -> None:
+    """Online against three AI seats: the moves pushed while this page was asking for the next
+    AI move are from the past once it has shown it; the board stays on the newest position
+    (a held event was shown after them: a stale board, and an AI move asked for a position
+    gone, refused)."""
+    import json
+    import urllib.request
+
+    with serving() as url:
+        body = {"online": True, "width": 4, "height": 4, "players": 4,
+                "seats": ["human", "greedy", "greedy", "greedy"]}  # fmt: skip
+        request = urllib.request.Request(
+            url + "api/games", data=json.dumps(body).encode(), method="POST",
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        with urllib.request.urlopen(request) as r:
+            made = json.load(r)
+        a = Page(browser, url + f"?game={made['id']}&token={made['token']}", **DESKTOP)
+        try:
+            a.page.wait_for_selector('#board[data-state="ready"]')
+            a.page.click('#board [data-cell="0"]')
+            a.page.wait_for_function(
+                "() => document.getElementById('board').dataset.ply === '4'"
+                " && document.getElementById('board').dataset.state === 'ready'",
+                timeout=15_000,
+            )
+            time.sleep(0.5)  # any event held meanwhile has been taken by now
+            with urllib.request.urlopen(url + f"api/games/{made['id']}") as r:
+                now = json.load(r)
+            assert a.board("ply") == str(now["ply"]) == "4"
+            assert a.board("position") == now["position"]
+            assert a.problems == []
+        finally:
+            a.close()

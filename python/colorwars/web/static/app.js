@@ -631,6 +631,9 @@
     if (!g || state.id !== g.id) return;
     if (ui.busy) { ui.pending = state; return; }
     if (state.ply === g.ply && state.position === g.position) return; // already shown
+    // A move pushed before moves this page has shown since (held while it was busy, e.g. its
+    // own move before the AI's answer): from the past, it would show a stale board.
+    if (state.move && state.ply <= g.ply && state.moves.every((m, k) => g.moves[k].cell === m.cell)) return;
     if (state.move && state.ply === g.ply + 1 && !ui.replay) {
       await busy(() => showMove(state));
     } else {
