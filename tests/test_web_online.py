@@ -467,3 +467,23 @@ def test_ctrl_c_stops_serve_with_event_streams_open(tmp_path: Path) -> None:
         errors = child.stderr.read()
     assert code == 0
     assert "Traceback" not in errors, errors
+
+
+def test_a_forgotten_game_ends_its_streams() -> None:
+    """An online game the server forgets (its client's bound of online games reached) tells
+    its listeners, as a deletion does, and their streams end (they waited on for good)."""
+    app = create_app(GameStore(online_per_client=1))
+    with serving(app=app) as url:
+        old = httpx.post(url + "api/games", json={"online": True, "seats": ["human", "human"]})
+        listener = Listener(url + f"api/games/{old.json()['id']}/events")
+        try:
+            listener.wait_for(1)
+            r = httpx.post(url + "api/games", json={"online": True, "seats": ["human", "human"]})
+            assert r.status_code == 201
+            listener.wait_for(2)
+            assert listener.events[1][0] == "deleted"
+            listener._thread.join(5)
+            assert not listener._thread.is_alive()
+            assert len(app.state.work.hub) == 0
+        finally:
+            listener.close()

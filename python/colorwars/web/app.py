@@ -372,6 +372,13 @@ def create_app(
         work.hub = hub
     limit = rate if rate is not None else RateLimit()
 
+    def forgotten(game_id: str, deleted: bool) -> None:
+        """A game deleted, or forgotten by the store's bounds: its listeners' streams end."""
+        why = "deleted" if deleted else "forgotten"
+        work.hub.publish(game_id, "deleted", {"id": game_id, "deleted": game_id, "why": why})
+
+    games.forgotten = forgotten
+
     def live(request: Request) -> LiveGame:
         game = games.get(request.path_params["id"])
         if game.online:
@@ -497,8 +504,7 @@ def create_app(
         game = live(request)
         if game.online and seat_of(request, game) != game.creator:
             raise RequestError(403, "Forbidden", "only the creator's token deletes an online game")
-        games.delete(game_id)
-        work.hub.publish(game_id, "deleted", {"id": game_id, "deleted": game_id})
+        games.delete(game_id)  # its listeners are told (forgotten below)
         return {"deleted": game_id}
 
     async def events(request: Request) -> Response:

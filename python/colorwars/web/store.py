@@ -23,7 +23,7 @@ import secrets
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -806,6 +806,8 @@ class GameStore:
             online_per_client, "online games per client", 1, 1_000_000
         )
         self.db = db
+        # Told the id of each game deleted or forgotten (the app ends its listeners' streams).
+        self.forgotten: Callable[[str, bool], object] | None = None
         # Every game's client (and whether it is online), the least recently used first; the
         # games rebuilt so far (all of them without a database).
         self._index: OrderedDict[str, tuple[str, bool]] = OrderedDict()
@@ -898,9 +900,9 @@ class GameStore:
 
     def delete(self, game_id: str) -> None:
         self.get(game_id).guard()
-        self._forget(game_id)
+        self._forget(game_id, deleted=True)
 
-    def _forget(self, game_id: str) -> None:
+    def _forget(self, game_id: str, deleted: bool = False) -> None:
         if self.db is not None:
             try:
                 self.db.delete(game_id)
@@ -908,6 +910,8 @@ class GameStore:
                 raise RequestError(503, "StoreFull", str(e)) from None
         del self._index[game_id]
         self._games.pop(game_id, None)
+        if self.forgotten is not None:
+            self.forgotten(game_id, deleted)
 
     def create(self, body: object, client: str = "local") -> LiveGame:
         """A new game from a request body (every field optional): ``width``, ``height``,

@@ -611,9 +611,12 @@
       say("A rematch: the new game is on.", true);
       openGame(data.rematch);
     });
-    source.addEventListener("deleted", () => {
+    source.addEventListener("deleted", (event) => {
       source.close();
-      say("This game was deleted by its creator.");
+      const why = JSON.parse(event.data).why;
+      say(why === "forgotten"
+        ? "The server no longer keeps this game: it keeps a bounded number of online games."
+        : "This game was deleted by its creator.");
     });
     source.addEventListener("open", () => { $("online-seat").classList.remove("offline"); });
     source.addEventListener("error", () => { $("online-seat").classList.add("offline"); });
