@@ -107,6 +107,15 @@ def test_ai_against_ai_with_every_kind_of_player(client: TestClient) -> None:
         names.add(g["move"]["ai"])
         assert g["move"]["work"] >= 0
     assert names == {"mcts:300", "alphabeta:2"}
+    # Alpha-beta with the learned evaluation keeps it (and its name) in the web's bounds.
+    g = new_game(client, seats=["learned:2", "learned:time=0.05"], seed=5)
+    assert g["seats"] == ["learned:2", "learned:time=0.05"]
+    game = colorwars.Game(5, 5)
+    player = web_store.ai_player("learned:time=0.05", game, 0, web_store.AI_SECONDS)
+    assert (player.eval, player.time) == ("learned", 0.05)
+    while g["winner"] is None:
+        g = client.post(f"/api/games/{g['id']}/ai-move").json()
+        assert g["move"]["ai"] in {"learned:2", "learned:time=0.05"}
     g = new_game(client, width=3, height=3, players=3, seats=["random", "greedy", "mcts"])
     assert g["seats"] == ["random", "greedy", "mcts:1000"]
     while g["winner"] is None:

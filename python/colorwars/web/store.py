@@ -196,7 +196,10 @@ def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
                 f"{game.players}"
             )
         budget = seconds if player.time is None else min(seconds, player.time)
-        return AlphaBeta(depth=depth, time=budget, seed=seed)  # whichever comes first
+        # whichever comes first, with the evaluation asked for (``learned:time=1``)
+        return AlphaBeta(
+            depth=depth, time=budget, seed=seed, eval=player.eval, weights=player.weights
+        )
     if isinstance(player, Random | Greedy):
         return Random(seed=seed) if isinstance(player, Random) else Greedy(seed=seed)
     raise InvalidPlayerError(
@@ -250,7 +253,8 @@ def seat_name(name: object, game: Game) -> str:
             else (f"mcts:{player.simulations}")
         )
     if isinstance(player, AlphaBeta):
-        return f"alphabeta:time={timed:g}" if timed else f"alphabeta:{player.depth}"
+        kind = "learned" if player.eval == "learned" else "alphabeta"
+        return f"{kind}:time={timed:g}" if timed else f"{kind}:{player.depth}"
     return str(player.name)
 
 
