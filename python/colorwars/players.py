@@ -355,9 +355,10 @@ EVALUATIONS = ("hand", "learned")
 
 
 _NAMES = (
-    "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], zero[:SIMULATIONS], "
-    "zeroab[:DEPTH], perfect, engine:COMMAND, or settings after the name as "
-    "mcts:time=1:c=0.5, alphabeta:time=0.5, zero:time=0.1 or perfect:time=0.1"
+    "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], learned[:DEPTH], "
+    "zero[:SIMULATIONS], zeroab[:DEPTH], perfect, engine:COMMAND, or settings after the name "
+    "as mcts:time=1:c=0.5, alphabeta:time=0.5, learned:time=1, zero:time=0.1 or "
+    "perfect:time=0.1"
 )
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "mcts": ("simulations", "time", "c", "trees", "seed", "greedy", "solver", "reuse",
@@ -405,7 +406,8 @@ def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
 
 def parse_player(text: str) -> Player:
     """A player from its name: ``random``, ``greedy``, ``mcts[:SIMULATIONS]``,
-    ``alphabeta[:DEPTH]``, or a name with its settings as ``key=value`` after colons:
+    ``alphabeta[:DEPTH]``, ``learned[:DEPTH]`` (alpha-beta with the learned evaluation), or a
+    name with its settings as ``key=value`` after colons:
     ``mcts:time=1``, ``mcts:simulations=5000:c=0.5``, ``alphabeta:time=0.5``."""
     if not isinstance(text, str):
         check.fail(InvalidPlayerError, "player", text, f"expected a name ({_NAMES})")
