@@ -111,7 +111,7 @@ def test_takes_a_win_in_one() -> None:
 
 def test_beats_the_hand_made_evaluation_at_equal_depth() -> None:
     # Depth 3 a move on 8x8 classic, both seats, each pair of games from one random first
-    # move (the ladder's openings): deterministic, no clock. Measured: 71 of 100 (benchmarks
-    # /learned_eval.py gives the matches at equal time).
+    # move (the ladder's openings): deterministic, no clock. The shipped weights won 38 of
+    # these 40 (benchmarks/zero_goals.py --players learned gives the matches at equal time).
     r = ladder([AlphaBeta(depth=3, eval="learned"), AlphaBeta(depth=3)], 40, 8, 8, "classic")
-    assert r.wins[0, 1] >= 24, r.wins
+    assert r.wins[0, 1] >= 30, r.wins

@@ -374,8 +374,8 @@ def test_shorthands_and_defaults() -> None:
     assert (s.width, s.height, s.rules.name, s.players, s.first) == (5, 5, "colorwars", 2, 0)
     assert s.seats[0] is None
     assert s.seats[1] is not None
-    assert s.seats[1].name == "alphabeta(1.0s)"  # ai: about a second a move
-    assert s.hint.name == "alphabeta(1.0s)"
+    assert s.seats[1].name == "learned(1.0s)"  # ai: about a second a move, learned evaluation
+    assert s.hint.name == "learned(1.0s)"
     assert s.delay == terminal.DEFAULT_DELAY
     assert s.save is None
     three = terminal.setup(players=3, you=1, opponent="ai")

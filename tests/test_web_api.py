@@ -253,7 +253,7 @@ def test_hint_and_analysis(client: TestClient, tmp_path: Any, monkeypatch: Any) 
     assert {m["winner"] for m in a["exact"]["moves"].values()} == {1}
     assert len(a["exact"]["moves"]) == 25
     hint = client.post(f"/api/games/{empty['id']}/hint").json()
-    assert hint["ai"] == "alphabeta:6"
+    assert hint["ai"] == "learned:6"
     assert "every move loses" in hint["why"]
     # The exact result where the solver gives one: any position of a small game.
     small = new_game(client, width=3, height=3, rules="classic", first="b")
@@ -286,7 +286,7 @@ def test_difficulty_levels(client: TestClient) -> None:
     the package has solved."""
     options = client.get("/api/options").json()
     assert options["difficulties"] == {
-        "easy": "greedy", "medium": "mcts:2000", "hard": "alphabeta:time=1", "perfect": "perfect"
+        "easy": "greedy", "medium": "mcts:2000", "hard": "learned:time=1", "perfect": "perfect"
     }  # fmt: skip
     assert "5x5 colorwars" in options["perfect_boards"]
     g = new_game(client, seats=["easy", "perfect"], seed=1)

@@ -257,9 +257,10 @@ class Perfect:
     moves) decides the position if it can. A proven win plays a winning move
     (the fastest when the exact solver also finishes in time); a proven loss plays the move
     that holds out longest (when the exact solver gives the lengths; else the fallback's);
-    anything else is the ``fallback`` player's move (``"strongest"``: alpha-beta with the time
-    left, or MCTS for more than two players; or any player or name). ``search`` says which it
-    did. Two players for the proofs; with more, it is its fallback."""
+    anything else is the ``fallback`` player's move (``"strongest"``: alpha-beta with the
+    learned evaluation and the time left, or MCTS for more than two players; or any player or
+    name). ``search`` says which it did. Two players for the proofs; with more, it is its
+    fallback."""
 
     def __init__(
         self,
@@ -315,7 +316,7 @@ class Perfect:
             return int(self.fallback.choose(game))
         seconds = max(left, 0.1 * self.time, 0.001)
         if native.players == 2:
-            return int(AlphaBeta(time=seconds, seed=self.seed).choose(game))
+            return int(AlphaBeta(time=seconds, seed=self.seed, eval="learned").choose(game))
         return int(MCTS(time=seconds, seed=self.seed).choose(game))
 
     def search(self, game: Any) -> PerfectDecision:

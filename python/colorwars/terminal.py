@@ -94,11 +94,12 @@ SPARE_LINES = 2
 
 def default_ai(players: int) -> Player:
     """The default AI (``ai``) and hint: the strongest at about a second a move. Alpha-beta
-    for two players (it beats MCTS at equal time: benchmarks/ai_versus.py measures it, and
-    the docs' AI page shows the results; the web game's hint is alpha-beta too), MCTS for
-    more (alpha-beta plays two-player games only)."""
+    with the learned evaluation for two players (it beats alpha-beta with the hand-made one,
+    which beats MCTS, at equal time: benchmarks/zero_goals.py and benchmarks/ai_versus.py
+    measure it, docs/learned.md shows the results; the web game's hint is the same player),
+    MCTS for more (alpha-beta plays two-player games only)."""
     if players == 2:
-        return AlphaBeta(time=AI_SECONDS)
+        return AlphaBeta(time=AI_SECONDS, eval="learned")
     return MCTS(simulations=0, time=AI_SECONDS)
 
 

@@ -124,9 +124,10 @@ BOARD_PRESETS = ((5, 5), (6, 6), (8, 8), (8, 10))
 # What the page offers by default: budgets that answer within about a second on the presets.
 # The difficulty levels a player picks from, each one of the project's players (docs/web.md
 # gives their measured strength): easy greedy, medium MCTS with 2,000 simulations, hard
-# alpha-beta with a second a move (MCTS with a second beyond two players), perfect the
-# package's opening book and proof-number search, on the boards it has solved.
-DIFFICULTIES = {"easy": "greedy", "medium": "mcts:2000", "hard": "alphabeta:time=1",
+# alpha-beta with the learned evaluation and a second a move (MCTS with a second beyond two
+# players; docs/learned.md measures it the strongest at a second), perfect the package's
+# opening book and proof-number search, on the boards it has solved.
+DIFFICULTIES = {"easy": "greedy", "medium": "mcts:2000", "hard": "learned:time=1",
                 "perfect": "perfect"}  # fmt: skip
 PERFECT_SECONDS = 1.0
 PERFECT_MEMORY = 64 << 20
@@ -259,11 +260,12 @@ def seat_name(name: object, game: Game) -> str:
 
 
 def hint_player(players: int, seed: int) -> tuple[AiPlayer, str]:
-    """The strongest player at a modest budget, and its name: alpha-beta to depth 6 for two
-    players (stronger than MCTS with 5,000 simulations on 5x5: see the docs' AI page), MCTS
-    with 5,000 simulations otherwise; either stops after a second."""
+    """The strongest player at a modest budget, and its name: alpha-beta with the learned
+    evaluation to depth 6 for two players (docs/learned.md: stronger than the hand-made
+    evaluation, which is stronger than MCTS), MCTS with 5,000 simulations otherwise; either
+    stops after a second."""
     if players == 2:
-        return AlphaBeta(depth=6, time=HINT_SECONDS, seed=seed), "alphabeta:6"
+        return AlphaBeta(depth=6, time=HINT_SECONDS, seed=seed, eval="learned"), "learned:6"
     return MCTS(simulations=5000, time=HINT_SECONDS, seed=seed), "mcts:5000"
 
 

@@ -717,8 +717,8 @@
     const top1 = top.length ? top[0].name : "";
     const proven = result.exact.solved && result.exact.best ? result.exact.best.name : "";
     note.textContent = proven && top1 && proven !== top1
-      ? `The search's favourite ${top1} is not the proven move ${proven}: MCTS estimates from random playouts, the proof is exact; trust the proof. The hint plays the proof where there is one, else alpha-beta at about a second, which can differ from MCTS too.`
-      : "The hint plays the proven move where there is one, else alpha-beta's choice at about a second; MCTS's shading is an estimate and can differ from both.";
+      ? `The search's favourite ${top1} is not the proven move ${proven}: MCTS estimates from random playouts, the proof is exact; trust the proof. The hint plays the proof where there is one, else alpha-beta with the learned evaluation at about a second, which can differ from MCTS too.`
+      : "The hint plays the proven move where there is one, else the choice of alpha-beta with the learned evaluation at about a second; MCTS's shading is an estimate and can differ from both.";
     box.appendChild(note);
     show(ui.game);
   }
