@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import colorwars
@@ -27,6 +29,29 @@ ENGINES = {"native": colorwars.Game, "reference": reference.Game}
 def engine(request: pytest.FixtureRequest) -> Any:
     """Each test that takes `engine` runs once on each engine."""
     return ENGINES[request.param]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's headless Chromium (``$COLORWARS_CHROMIUM``, else ``/usr/bin/chromium``) driven
+    by Playwright, for the web app's browser tests (which skip before this without either)."""
+    from playwright import sync_api
+
+    chromium_path = os.environ.get("COLORWARS_CHROMIUM", "/usr/bin/chromium")
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(
+            executable_path=chromium_path, args=["--no-sandbox", "--disable-dev-shm-usage"]
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where a browser test saves its screenshots: ``$COLORWARS_SCREENSHOTS`` (the docs'
+    pictures) or the test's temporary folder."""
+    where = os.environ.get("COLORWARS_SCREENSHOTS")
+    return Path(where) if where else tmp_path
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

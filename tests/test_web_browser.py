@@ -70,22 +70,6 @@ def server() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-dev-shm-usage"]
-        )
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    where = os.environ.get("COLORWARS_SCREENSHOTS")
-    return Path(where) if where else tmp_path
-
-
 def open_page(browser: Any, url: str, **context: Any) -> tuple[Any, list[str]]:
     page = browser.new_context(**context).new_page()
     problems: list[str] = []

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,22 +42,6 @@ WATCH = """() => {
   note();
   new MutationObserver(note).observe(board, {attributes: true, attributeFilter: ["data-position"]});
 }"""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=str(CHROMIUM), args=["--no-sandbox", "--disable-dev-shm-usage"]
-        )
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    where = os.environ.get("COLORWARS_SCREENSHOTS")
-    return Path(where) if where else tmp_path
 
 
 class Page:
