@@ -1,5 +1,6 @@
 """The strength ladder the docs publish: ``colorwars.ai.ladder`` of random, greedy,
-alpha-beta, MCTS and Zero at a fixed time a move, on each board and time asked for.
+alpha-beta (hand-made and learned evaluations), MCTS and Zero at a fixed time a move, on each
+board and time asked for.
 
     python benchmarks/ladder.py                                  # the docs' ladders: hours
     python benchmarks/ladder.py --boards 5x5:colorwars --times 0.01 --games 10
@@ -20,7 +21,7 @@ from _results import RESULTS, write_results
 from colorwars._files import atomic_write
 from colorwars.ai import ladder
 
-PLAYERS = ["random", "greedy", "alphabeta", "mcts", "zero"]
+PLAYERS = ["random", "greedy", "alphabeta", "learned", "mcts", "zero"]
 IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images"
 
 

@@ -14,6 +14,12 @@ import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("platformdirs")
+# Starlette's test client runs on httpx2 (Starlette 1.x) or httpx (earlier versions): the test
+# tools of the test-web extra, not installed by the web extra alone.
+try:
+    import httpx2  # noqa: F401
+except ModuleNotFoundError:
+    pytest.importorskip("httpx")
 
 import colorwars
 from colorwars.errors import FileError
