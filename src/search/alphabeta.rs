@@ -12,7 +12,7 @@ use crate::board::{Geometry, Position};
 use crate::cascade::{legal_mask, play_unchecked};
 use crate::rules::Config;
 
-use super::learned::{learned_evaluate, shipped, Weights};
+use super::learned::{around, learned_evaluate, loaded, shipped, Weights};
 
 /// What scores the positions at alpha-beta's horizon.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -35,24 +35,9 @@ pub fn evaluate<B: Bits>(geo: &Geometry<B>, pos: &Position<B>) -> i32 {
     let them = 1 - me;
     let (mine, theirs) = (pos.own[me], pos.own[them]);
     let material = |m: B| (pos.orbs_in(m) + 2 * m.count()) as i32;
-    let loaded = loaded_cells(geo, pos);
-    let my_loaded = loaded & mine;
-    let near_mine = my_loaded.shl(1) & geo.not_first_col
-        | my_loaded.shr(1) & geo.not_last_col
-        | my_loaded.shl(geo.width) & geo.all
-        | my_loaded.shr(geo.width);
-    let exposed = (loaded & theirs & near_mine).count() as i32;
+    let full = loaded(geo, pos);
+    let exposed = (full & theirs & around(geo, full & mine)).count() as i32;
     material(mine) - material(theirs) + 5 * exposed
-}
-
-/// The cells holding at least their capacity (one more orb bursts them).
-fn loaded_cells<B: Bits>(geo: &Geometry<B>, pos: &Position<B>) -> B {
-    let [c0, c1, c2] = pos.c;
-    // count >= 1 in corners, >= 2 on edges, >= 3 inside.
-    let ge1 = c0 | c1 | c2;
-    let ge2 = c1 | c2;
-    let ge3 = c2 | (c1 & c0);
-    (geo.corner & ge1) | (geo.edge & ge2) | (geo.inner & ge3)
 }
 
 /// A negamax searcher with a transposition table, for two players.

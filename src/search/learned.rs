@@ -44,7 +44,7 @@ pub const FEATURE_NAMES: [&str; FEATURES] = [
 
 /// The cells next to any of `m`.
 #[inline(always)]
-fn around<B: Bits>(geo: &Geometry<B>, m: B) -> B {
+pub fn around<B: Bits>(geo: &Geometry<B>, m: B) -> B {
     m.shl(1) & geo.not_first_col
         | m.shr(1) & geo.not_last_col
         | m.shl(geo.width) & geo.all
