@@ -51,7 +51,7 @@ def small_boards() -> None:
     jobs = [(w, h, r) for w, h in SMALL for r in ("classic", "colorwars")] + [(4, 4, "colorwars")]
     for w, h, rules in jobs:
         ab = colorwars.solve(w, h, rules=rules, cache=False)
-        pn = colorwars.prove(w, h, rules=rules, verify=True)
+        pn = colorwars.prove(w, h, rules=rules, verify=True, threads=1)
         if pn.winner != ab.winner or not pn.complete:
             raise SystemExit(
                 f"{w}x{h} {rules}: alpha-beta says {ab.winner}, proof-number {pn.winner}"
@@ -74,9 +74,11 @@ def big_boards(seconds: float, memory: str, big: bool, classic: bool) -> None:
         jobs += [(w, h, "classic", seconds) for w, h in [(4, 4), (4, 5)]]
     for w, h, rules, limit in jobs:
         if rules == "classic":  # unsplit, a big table, no walk (the proof is too large)
-            p = colorwars.prove(w, h, rules=rules, time=limit, memory=memory, split=False)
+            p = colorwars.prove(
+                w, h, rules=rules, time=limit, memory=memory, split=False, threads=1
+            )
         else:
-            p = colorwars.prove(w, h, rules=rules, verify=True)
+            p = colorwars.prove(w, h, rules=rules, verify=True, threads=1)
         walked = ""
         if p.complete and p.checked is not None and p.checked < 300_000:
             start = time.perf_counter()

@@ -154,11 +154,97 @@ def test_a_checkpoint_of_another_position_or_no_checkpoint_is_refused(tmp_path: 
         ({"time": float("nan")}, ConfigError),
         ({"backend": "dask"}, ConfigError),
         ({"split": 1}, ConfigError),
+        ({"threads": -1}, ConfigError),
+        ({"threads": 65}, ConfigError),
+        ({"threads": 1.5}, ConfigError),
+        ({"threads": True}, ConfigError),
     ],
 )
 def test_bad_arguments_are_refused(kwargs: dict[str, object], error: type[Exception]) -> None:
     with pytest.raises(error):
         colorwars.prove(2, 2, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "rules"),
+    [
+        (3, 3, "classic"),
+        (3, 3, "colorwars"),
+        (3, 3, "none+empty"),
+        (3, 4, "colorwars"),
+        (4, 3, "colorwars"),
+        (2, 5, "none+empty"),
+    ],
+)
+def test_threads_prove_what_one_thread_proves(width: int, height: int, rules: str) -> None:
+    """Parallel df-pn (``threads``, one shared table): the same winners as one searcher, from
+    the start and after every group of first moves, each proof walked to the end of every
+    game; the lines replay to the winner."""
+    one = colorwars.prove(width, height, rules=rules, threads=1, verify=True)
+    assert one.threads == 1
+    for threads in (2, 3):
+        for split in (True, False):
+            many = colorwars.prove(
+                width, height, rules=rules, threads=threads, split=split, verify=True
+            )
+            assert many.threads == threads
+            assert many.winner == one.winner
+            assert many.complete
+            assert many.checked is not None
+            replays_to(width, height, rules, many.line, one.winner)
+            if split:
+                assert many.moves == one.moves
+
+
+@pytest.mark.parametrize(("width", "height", "rules"), [(3, 4, "classic"), (4, 3, "none+empty")])
+def test_threads_on_boards_of_millions_of_positions(width: int, height: int, rules: str) -> None:
+    """Unsplit, where the threads share one search of millions of positions (and under
+    ``empty``, where positions repeat): the winner of one thread, a checked proof."""
+    one = colorwars.prove(width, height, rules=rules, threads=1, split=False)
+    many = colorwars.prove(width, height, rules=rules, threads=2, split=False, verify=True)
+    assert one.winner is not None
+    assert many.winner == one.winner
+    assert many.checked is not None
+    replays_to(width, height, rules, many.line, one.winner)
+
+
+def test_threads_default_to_the_cores_and_show_in_the_result() -> None:
+    from colorwars.proof import cores
+
+    p = colorwars.prove(3, 3, rules="colorwars")
+    assert p.threads == min(cores(), 64)
+    assert colorwars.prove(3, 3, rules="colorwars", threads=0).threads == p.threads
+    assert (", 2 threads" in str(colorwars.prove(3, 3, threads=2))) is True
+    assert "threads" not in str(colorwars.prove(3, 3, threads=1))
+
+
+def test_threads_stop_on_time_and_resume_from_a_checkpoint(tmp_path: Path) -> None:
+    """Time runs out with two threads: nothing wrong is claimed; the checkpoint then lets a
+    run with one thread finish, and it agrees."""
+    path = tmp_path / "t.bin"
+    first = colorwars.prove(4, 4, rules="classic", time=0.3, threads=2, checkpoint=path)
+    assert first.winner is None
+    assert not first.complete
+    done = colorwars.prove(3, 4, rules="colorwars", threads=2, checkpoint=tmp_path / "u.bin")
+    again = colorwars.prove(3, 4, rules="colorwars", threads=1, checkpoint=tmp_path / "u.bin")
+    assert done.winner == again.winner == colorwars.solve(3, 4, cache=False).winner
+    assert again.positions <= done.positions + 10
+
+
+def test_the_parallel_benchmark_runs() -> None:
+    """benchmarks/bench_prove.py (the speedup of two threads) on its small boards."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).parent.parent / "benchmarks" / "bench_prove.py"
+    if not script.exists():
+        pytest.skip("the benchmarks are not in this copy of the suite (the wheel's test)")
+    out = subprocess.run(
+        [sys.executable, str(script), "--quick", "--no-write", "--threads", "2"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout  # fmt: skip
+    assert "| 4x4 | colorwars | 2 |" in out
+    assert "| 3x3 | classic | 1 |" in out
 
 
 def test_more_than_two_players_are_refused() -> None:
@@ -178,6 +264,10 @@ def test_the_cli_proves_and_keeps_a_checkpoint(
     args = ["solve", "3x3", "--rules", "classic", "--method", "pn", "--memory", "8M", "--no-split"]
     assert main(args) == 0
     assert "player a wins" in capsys.readouterr().out
+    assert main([*args, "--threads", "2"]) == 0
+    assert "player a wins" in capsys.readouterr().out
+    assert main([*args, "--threads", "99"]) == 1
+    assert "threads" in capsys.readouterr().err
 
 
 def test_the_cli_says_when_nothing_was_proven(capsys: pytest.CaptureFixture[str]) -> None:

@@ -136,6 +136,17 @@ def test_prove_on_ray_equals_native(cluster: Any, tmp_path: Path) -> None:
     assert 0 <= resumed.positions - remote.positions < 1000
 
 
+def test_prove_on_ray_with_threads(cluster: Any) -> None:
+    """Each Ray task searches with ``threads`` searchers (and asks Ray for as many CPUs): the
+    same winners as one thread here."""
+    remote = colorwars.prove(3, 4, rules="classic", backend="ray", threads=2)
+    local = colorwars.prove(3, 4, rules="classic", threads=1)
+    assert remote.threads == 2
+    assert remote.moves == local.moves
+    assert remote.winner == local.winner == 0
+    assert colorwars.prove(3, 3, backend="ray").threads == 1
+
+
 def test_tournament_and_openings_on_ray_equal_local(cluster: Any) -> None:
     """Each match a Ray task: the same games as the native batch, game for game."""
     from colorwars import ai

@@ -258,6 +258,7 @@ def prove(
     progress: Callable[[int], object] | None = None,
     interval: float = 0.5,
     verify: bool = False,
+    threads: int = 1,
 ) -> tuple[int | None, list[int], int, float, int | None, bool]: ...
 def proven_move(game: NativeGame, table: ProofTable) -> int | None: ...
 def alphabeta_net(

@@ -352,6 +352,7 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
             backend=args.backend,
             address=args.address,
             progress=progress,
+            threads=args.threads,
         )
     console.print(Text(str(proof)), soft_wrap=True)
     if args.checkpoint is not None:
@@ -770,6 +771,12 @@ def build_parser() -> argparse.ArgumentParser:
     _backend_flags(solve, "pn: prove the first-move groups here or as Ray tasks")
     solve.add_argument(
         "--no-split", action="store_true", help="pn: prove the position, not each first move"
+    )
+    solve.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="pn: searchers sharing the table; 0 for one per core here, 1 per Ray task (0)",
     )
     solve.add_argument("--no-progress", action="store_true", help="no progress line")
     solve.set_defaults(run=cmd_solve)

@@ -43,6 +43,18 @@ __all__ = ["DEFAULT_MEMORY", "Proof", "prove", "walk_strategy"]
 DEFAULT_MEMORY = 4 << 30
 
 
+#: The most searchers one proof search takes (the native search's limit).
+MAX_THREADS = 64
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity where the system says, else all)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def default_memory(cells: int) -> int:
     """The default table size for a board of ``cells`` cells."""
     if cells <= 9:
@@ -94,6 +106,12 @@ class Proof:
     #: With ``verify``: the distinct positions of the checked proof (summed over the groups),
     #: None if it was not checked.
     checked: int | None = None
+    #: The searchers that shared the table (per Ray task with ``backend="ray"``).
+    threads: int = 1
+    #: The table's entries in use at the end, and how many it holds (this process's table;
+    #: Ray tasks have their own).
+    filled: int = 0
+    capacity: int = 0
 
     def name(self, cell: int) -> str:
         return f"{column_name(cell % self.width)}{cell // self.width + 1}"
@@ -104,7 +122,8 @@ class Proof:
             result = "not proven"
         else:
             result = f"player {PLAYER_LETTERS[self.winner]} wins"
-        text = f"{head}: {result} ({self.positions:,} positions, {self.seconds:.1f} s)"
+        threads = f", {self.threads} threads" if self.threads > 1 else ""
+        text = f"{head}: {result} ({self.positions:,} positions, {self.seconds:.1f} s{threads})"
         if self.checked is not None:
             text += f"; proof checked: {self.checked:,} positions"
         if self.moves:
@@ -243,7 +262,13 @@ def _locked(path: Path | None) -> contextlib.AbstractContextManager[None]:
 
 
 def _prove_group(
-    text: str, cell: int, seconds: float | None, memory: int, proofs: bytes, verify: bool
+    text: str,
+    cell: int,
+    seconds: float | None,
+    memory: int,
+    proofs: bytes,
+    verify: bool,
+    threads: int = 1,
 ) -> tuple[int, int | None, list[int], int, int | None, bool, bytes]:
     """One group, in a Ray task: its own table with the shared proofs, the move's position
     proven, and the proofs found to merge back."""
@@ -251,7 +276,9 @@ def _prove_group(
     table.add_proofs(proofs)
     game = _core.NativeGame.from_text(text)
     game.play(cell)
-    winner, line, positions, _, checked, stopped = _core.prove(game, table, seconds, verify=verify)
+    winner, line, positions, _, checked, stopped = _core.prove(
+        game, table, seconds, verify=verify, threads=threads
+    )
     return cell, winner, line, positions, checked, stopped, table.proofs(SAVE_MIN_WORK)
 
 
@@ -268,6 +295,7 @@ def prove(
     backend: str = "local",
     address: str | None = None,
     progress: Callable[[str, int], object] | None = None,
+    threads: int | None = None,
 ) -> Proof:
     """Proves who wins by proof-number search: ``prove(game)`` from a game's position or
     ``prove(width, height, rules=...)`` from the empty board.
@@ -278,7 +306,10 @@ def prove(
     and reported in ``.moves``; ``checkpoint`` names a file that keeps the proven part and the
     results between runs (a run resumes from it). ``backend="ray"`` proves the groups as Ray
     tasks (one per group, each with ``memory``), on the cluster at ``address`` or a local one.
-    ``verify`` walks each proof again to the end of every game before it counts.
+    ``verify`` walks each proof again to the end of every game before it counts. ``threads``
+    searchers share the table (parallel df-pn with virtual proof numbers; the same results
+    as one thread, found sooner): None or 0 for one per core here, one per Ray task (each
+    task then asks Ray for that many CPUs).
     ``progress(message, positions)`` is called about ten times a second. Ctrl-C stops the search;
     what was proven is saved first.
 
@@ -296,11 +327,14 @@ def prove(
     split = check.flag(split, "split")
     verify = check.flag(verify, "verify")
     backend = check.choice(backend, "backend", ("local", "ray"))
+    n = 0 if threads is None else check.whole(threads, "threads", 0, MAX_THREADS)
+    if n == 0:
+        n = 1 if backend == "ray" else min(cores(), MAX_THREADS)
     # The checkpoint's folder is checked before any work, and the file is locked for the run.
     path = None if checkpoint is None else check_output(checkpoint, "checkpoint")
     with _locked(path):
         return _prove(
-            game, position, r, seconds, nbytes, path, split, verify, backend, address, progress
+            game, position, r, seconds, nbytes, path, split, verify, backend, address, progress, n
         )
 
 
@@ -316,6 +350,7 @@ def _prove(
     backend: str,
     address: str | None,
     progress: Callable[[str, int], object] | None,
+    threads: int = 1,
 ) -> Proof:
     """``prove`` once its arguments are checked and the checkpoint is locked."""
     table = _core.ProofTable(nbytes)
@@ -412,7 +447,7 @@ def _prove(
     try:
         if not groups:
             winner, line, positions, _, root_checked, stopped = _core.prove(
-                game, table, left(), report("the position"), 0.1, verify
+                game, table, left(), report("the position"), 0.1, verify, threads
             )
             total_positions += positions
             if settle(None, winner, line, root_checked, stopped) is not None:
@@ -429,6 +464,7 @@ def _prove(
                     verify,
                     address,
                     progress,
+                    threads,
                 )
             else:
                 slice_ = FIRST_SLICE
@@ -448,7 +484,7 @@ def _prove(
                             f"({done} of {len(groups)} groups proven, {slice_:.0f} s slices)"
                         )
                         winner, line, positions, _, checked, stopped = _core.prove(
-                            child, table, budget, report(name), 0.1, verify
+                            child, table, budget, report(name), 0.1, verify, threads
                         )
                         total_positions += positions
                         settle(group[0], winner, line, checked, stopped)
@@ -493,6 +529,9 @@ def _prove(
         moves,
         complete,
         checked=checked,
+        threads=threads,
+        filled=table.filled,
+        capacity=table.capacity,
     )
 
 
@@ -506,8 +545,10 @@ def _prove_on_ray(
     verify: bool,
     address: str | None,
     progress: Callable[[str, int], object] | None,
+    threads: int = 1,
 ) -> int:
-    """The open groups as Ray tasks; their results and proofs merged. Returns positions."""
+    """The open groups as Ray tasks (each with ``threads`` searchers and as many CPUs); their
+    results and proofs merged. Returns positions."""
     from colorwars.distributed import _cluster
 
     if not open_groups:
@@ -515,9 +556,9 @@ def _prove_on_ray(
     total = 0
     with _cluster(address) as ray:
         shared = ray.put(table.proofs(SAVE_MIN_WORK))
-        task = ray.remote(_prove_group).options(num_cpus=1, max_retries=1)
+        task = ray.remote(_prove_group).options(num_cpus=threads, max_retries=1)
         pending = {
-            task.remote(game.to_text(), g[0], seconds, memory, shared, verify): g[0]
+            task.remote(game.to_text(), g[0], seconds, memory, shared, verify, threads): g[0]
             for g in open_groups
         }
         while pending:
@@ -555,7 +596,7 @@ def walk_strategy(target: Any, height: int | None = None, rules: RulesLike = "co
     game = _start(target, height, rules)
     text = game.to_text()
     table = _core.ProofTable(default_memory(game.width * game.height))
-    winner = _core.prove(game, table)[0]
+    winner = _core.prove(game, table, threads=min(cores(), MAX_THREADS))[0]
     if winner is None:
         raise SearchLimitError(f"{text}: not proven")
     seen: set[str] = set()

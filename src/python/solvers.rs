@@ -139,10 +139,12 @@ pub(super) type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>,
 
 /// Proves who wins a two-player game from its position by proof-number search (GIL released,
 /// Ctrl-C stops it), sharing `table`; `seconds` bounds the time (None: no bound), the check
-/// (`verify`) included. The winner is None if nothing was proven in time. A thread with the
-/// search's stack that cannot be had is `MemoryError`.
+/// (`verify`) included; `threads` searchers share the table (clamped to 1 to `MAX_PROVER_THREADS`; `colorwars.proof` checks it). The winner
+/// is None if nothing was proven in time. A thread with the search's stack that cannot be had
+/// is `MemoryError`.
 #[pyfunction]
-#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false))]
+#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false, threads=1))]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn prove(
     py: Python<'_>,
     game: &Bound<'_, NativeGame>,
@@ -151,6 +153,7 @@ pub(super) fn prove(
     progress: Option<Py<PyAny>>,
     interval: f64,
     verify: bool,
+    threads: usize,
 ) -> PyResult<ProveResult> {
     let (position, cfg) = two_player_position(game)?;
     let table = table.borrow();
@@ -159,9 +162,9 @@ pub(super) fn prove(
         .filter(|s| s.is_finite())
         .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
     let (found, secs) = watched(py, progress.as_ref(), interval, |control| {
-        let mut t = lock_table(inner);
+        let t = lock_table(inner);
         with_game!(&position, g => {
-            prove_position(g.geo(), &cfg, g.pos(), &mut t, control, deadline, verify)
+            prove_position(g.geo(), &cfg, g.pos(), &t, control, deadline, verify, threads)
         })
     })?;
     let o = found?;
@@ -180,10 +183,10 @@ pub(super) fn proven_move(
     let table = table.borrow();
     let inner = &table.inner;
     let (found, _) = watched(py, None, 0.05, |control| {
-        let mut t = lock_table(inner);
+        let t = lock_table(inner);
         with_game!(&position, g => {
             let sym = Symmetries::new(cfg.width, cfg.height);
-            let mut p = Prover::new(g.geo(), &cfg, &sym, &mut t, control, None);
+            let mut p = Prover::new(g.geo(), &cfg, &sym, &t, control, None);
             p.prove_for(g.pos().to_move as usize);
             p.winning_move(g.pos())
         })

@@ -19,7 +19,10 @@ mod zobrist;
 pub use alphabeta::{
     alphabeta_move, alphabeta_move_eval, alphabeta_move_with, evaluate, Eval, LeafEval, Searcher,
 };
-pub use pns::{prove_position, Proof, ProveOutcome, Prover, PROVER_STACK};
+pub use pns::{
+    prove_position, Proof, ProveOutcome, Prover, Team, MAX_THREADS as MAX_PROVER_THREADS,
+    PROVER_STACK,
+};
 pub use proof_table::{ProofTable, Proven, PROOF_BYTES};
 pub use solver::{solve, solve_position, MoveResult, Solution, Solver};
 pub use symmetry::Symmetries;

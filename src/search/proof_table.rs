@@ -1,6 +1,13 @@
 //! The proof table of the proof-number search: a fixed number of 4-way buckets allocated up
 //! front, replacement that keeps proofs over estimates, and the byte format of saved proofs
 //! (what a checkpoint holds).
+//!
+//! Threads share one table without locks ("lockless hashing", Hyatt and Mann 2002): a slot is
+//! three machine words, the key stored xor-ed with the other two, so a slot read while another
+//! thread writes it (a torn read) does not match its key and reads as absent. A lost write only
+//! costs the search work; what is read is always a whole entry that some search stored.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
 use crate::error::{Error, Result};
 
@@ -10,7 +17,6 @@ pub const INF: u32 = u32::MAX;
 /// One stored node: its key, proof and disproof numbers, the positions its last search took
 /// (what replacement keeps), and whether a proof is sound on any path (see the module notes).
 #[derive(Clone, Copy, Debug, Default)]
-#[repr(C)]
 pub(super) struct Slot {
     pub(super) key: u64,
     pub(super) pn: u32,
@@ -20,6 +26,56 @@ pub(super) struct Slot {
 }
 
 const WAYS: usize = 4;
+
+/// Tables from this size on ask for transparent huge pages.
+const HUGE_PAGES_FROM: u64 = 512 << 20;
+
+/// A slot as stored: `check` is the key xor-ed with the two other words; `numbers` holds pn
+/// (low half) and dn, `extra` work (low half) and the sound flag.
+#[derive(Debug, Default)]
+#[repr(C)]
+struct Stored {
+    check: AtomicU64,
+    numbers: AtomicU64,
+    extra: AtomicU64,
+}
+
+impl Stored {
+    /// The slot, if its words agree (a torn or empty slot reads as None).
+    #[inline]
+    fn load(&self) -> Option<Slot> {
+        let numbers = self.numbers.load(Relaxed);
+        let extra = self.extra.load(Relaxed);
+        let key = self.check.load(Relaxed) ^ numbers ^ extra;
+        let s = Slot {
+            key,
+            pn: numbers as u32,
+            dn: (numbers >> 32) as u32,
+            work: extra as u32,
+            sound: (extra >> 32) as u32,
+        };
+        (s.work > 0).then_some(s)
+    }
+
+    /// The work of whatever the slot holds (0: empty), and whether it is a proof; a torn slot
+    /// reads as whatever its words say, which only steers replacement.
+    #[inline]
+    fn weight(&self) -> (bool, bool, u32) {
+        let numbers = self.numbers.load(Relaxed);
+        let work = self.extra.load(Relaxed) as u32;
+        let (pn, dn) = (numbers as u32, (numbers >> 32) as u32);
+        (work > 0, work > 0 && (pn == 0 || dn == 0), work)
+    }
+
+    #[inline]
+    fn store(&self, s: &Slot) {
+        let numbers = u64::from(s.pn) | (u64::from(s.dn) << 32);
+        let extra = u64::from(s.work) | (u64::from(s.sound) << 32);
+        self.numbers.store(numbers, Relaxed);
+        self.extra.store(extra, Relaxed);
+        self.check.store(s.key ^ numbers ^ extra, Relaxed);
+    }
+}
 
 /// A proven node, as saved in a checkpoint: its key, the work its proof took and whether the
 /// player to move wins there.
@@ -32,45 +88,61 @@ pub struct Proven {
 
 /// The proof table: a fixed number of 4-way buckets in the memory given, allocated up front.
 /// When a bucket is full the new node replaces the unproven node with the least work, and a
-/// proof only when every node of the bucket is proven; proofs are kept over estimates.
+/// proof only when every node of the bucket is proven; proofs are kept over estimates. Threads
+/// share it through `&ProofTable` (see the module notes).
 pub struct ProofTable {
-    buckets: Vec<[Slot; WAYS]>,
-    filled: u64,
+    buckets: Vec<[Stored; WAYS]>,
+    filled: AtomicU64,
     /// Per prover: a search with that prover has counted a repetition (or the depth limit)
     /// as "the prover does not win". Until then its disproofs are sound too.
-    pub(super) tainted: [bool; 2],
+    tainted: [AtomicBool; 2],
 }
 
 impl ProofTable {
     /// Bytes one entry takes.
-    pub const ENTRY_BYTES: usize = std::mem::size_of::<Slot>();
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<Stored>();
 
     /// A table in about `bytes` of memory (at least one bucket), or `Error::OutOfMemory`.
     pub fn new(bytes: u64) -> Result<Self> {
         let n = (bytes / (Self::ENTRY_BYTES * WAYS) as u64).max(1);
         let oom = || Error::OutOfMemory(format!("a proof table of {bytes} bytes"));
         let n = usize::try_from(n).map_err(|_| oom())?;
-        let layout = std::alloc::Layout::array::<[Slot; WAYS]>(n).map_err(|_| oom())?;
-        // SAFETY: the layout has a non-zero size (n >= 1, Slot is not zero-sized); the pointer
-        // is checked for null; an all-zero Slot is valid (plain integers; work 0 marks an empty
-        // slot); the Vec owns exactly n initialised buckets from the global allocator with
+        let layout = std::alloc::Layout::array::<[Stored; WAYS]>(n).map_err(|_| oom())?;
+        // SAFETY: the layout has a non-zero size (n >= 1, Stored is not zero-sized); the
+        // pointer is checked for null; all-zero atomics are valid (an all-zero slot is empty:
+        // work 0); the Vec owns exactly n initialised buckets from the global allocator with
         // this layout.
         let buckets = unsafe {
-            let ptr = std::alloc::alloc_zeroed(layout).cast::<[Slot; WAYS]>();
+            let ptr = std::alloc::alloc_zeroed(layout).cast::<[Stored; WAYS]>();
             if ptr.is_null() {
                 return Err(oom());
             }
             Vec::from_raw_parts(ptr, n, n)
         };
-        // Large tables get huge pages (a small search would touch, and so fill, too many).
-        if bytes >= 2 << 30 {
+        // Large tables get huge pages (a small search would touch, and so fill, too many):
+        // they spare the search most TLB misses, and threads that fault in the table's pages
+        // together most of the kernel's work (twice as fast on 5x5 colorwars with two threads).
+        if bytes >= HUGE_PAGES_FROM {
             huge_pages(&buckets);
         }
         Ok(ProofTable {
             buckets,
-            filled: 0,
-            tainted: [false; 2],
+            filled: AtomicU64::new(0),
+            tainted: [AtomicBool::new(false), AtomicBool::new(false)],
         })
+    }
+
+    /// Whether a search with `prover` has counted a repetition as "the prover does not win".
+    pub(super) fn tainted(&self, prover: usize) -> bool {
+        self.tainted[prover].load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Marks `prover`'s searches as resting on a repetition (before anything resting on it
+    /// is stored, so that every thread that reads such an entry also sees the mark).
+    pub(super) fn taint(&self, prover: usize) {
+        if !self.tainted[prover].load(Relaxed) {
+            self.tainted[prover].store(true, std::sync::atomic::Ordering::SeqCst);
+        }
     }
 
     /// How many nodes the table can hold.
@@ -80,7 +152,7 @@ impl ProofTable {
 
     /// How many nodes it holds.
     pub fn filled(&self) -> u64 {
-        self.filled
+        self.filled.load(Relaxed)
     }
 
     fn bucket(&self, key: u64) -> usize {
@@ -107,35 +179,45 @@ impl ProofTable {
         let _ = key;
     }
 
+    #[inline]
     pub(super) fn get(&self, key: u64) -> Option<Slot> {
         self.buckets[self.bucket(key)]
             .iter()
-            .find(|s| s.key == key && s.work > 0)
-            .copied()
+            .find_map(|s| s.load().filter(|s| s.key == key))
     }
 
-    pub(super) fn put(&mut self, slot: Slot) {
-        let b = self.bucket(slot.key);
-        let bucket = &mut self.buckets[b];
-        if let Some(s) = bucket.iter_mut().find(|s| s.key == slot.key && s.work > 0) {
-            // A proof stays a proof (a later search of the node can only confirm it); work adds
-            // up over the node's searches.
-            if !proven(s) || proven(&slot) {
-                let work = s.work.saturating_add(slot.work);
-                *s = Slot { work, ..slot };
+    /// Stores a node; true when it took an empty slot (the caller counts those, in batches,
+    /// with `count_filled`: one shared counter per store would be fought over by the threads).
+    pub(super) fn put(&self, slot: Slot) -> bool {
+        let bucket = &self.buckets[self.bucket(slot.key)];
+        for stored in bucket {
+            if let Some(s) = stored.load().filter(|s| s.key == slot.key) {
+                // A proof stays a proof (a later search of the node can only confirm it); work
+                // adds up over the node's searches.
+                if !proven(&s) || proven(&slot) {
+                    let work = s.work.saturating_add(slot.work);
+                    stored.store(&Slot { work, ..slot });
+                }
+                return false;
             }
-            return;
         }
-        let victim = bucket
-            .iter_mut()
-            .min_by_key(|s| (s.work > 0, proven(s), s.work))
+        let (victim, (used, was_proof, _)) = bucket
+            .iter()
+            .map(|s| (s, s.weight()))
+            .min_by_key(|(_, w)| *w)
             .expect("a bucket has slots");
-        if victim.work == 0 {
-            self.filled += 1;
-        } else if proven(victim) && !proven(&slot) {
-            return; // never drop a proof for an estimate
+        if used && was_proof && !proven(&slot) {
+            return false; // never drop a proof for an estimate
         }
-        *victim = slot;
+        victim.store(&slot);
+        !used
+    }
+
+    /// Counts `n` more slots in use (what `put` reported).
+    pub(super) fn count_filled(&self, n: u64) {
+        if n > 0 {
+            self.filled.fetch_add(n, Relaxed);
+        }
     }
 
     /// The sound proofs held, the ones with at least `min_work` positions of work first.
@@ -143,6 +225,7 @@ impl ProofTable {
         self.buckets
             .iter()
             .flatten()
+            .filter_map(Stored::load)
             .filter(|s| s.work >= min_work.max(1) && proven(s) && s.sound != 0)
             .map(|s| Proven {
                 key: s.key,
@@ -153,16 +236,17 @@ impl ProofTable {
     }
 
     /// Stores proofs (from a checkpoint or another process); they count as sound.
-    pub fn add_proofs(&mut self, proofs: &[Proven]) {
+    pub fn add_proofs(&self, proofs: &[Proven]) {
         for p in proofs {
             let (pn, dn) = if p.mover_wins { (0, INF) } else { (INF, 0) };
-            self.put(Slot {
+            let new = self.put(Slot {
                 key: p.key,
                 pn,
                 dn,
                 work: p.work.max(1),
                 sound: 1,
             });
+            self.count_filled(u64::from(new));
         }
     }
 }

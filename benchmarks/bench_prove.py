@@ -1,0 +1,112 @@
+"""Parallel proof-number search: the speedup of `prove(..., threads=N)` over one thread.
+
+Each board is proven from the empty board, unsplit (`split=False`: one search of the whole
+position, the hardest case to share), several times with one thread and with `--threads`
+threads, each run with a fresh table of `--memory` bytes, after one run not counted. The
+threads' share of the work depends on how they are scheduled, so the positions searched vary
+from run to run; the speedup is the ratio of the median wall times. The winner of every run
+must be the one the project has proven (the run stops with an error otherwise).
+
+    python benchmarks/bench_prove.py                  # 5x5 and 5x6 colorwars, 3x4 classic
+    python benchmarks/bench_prove.py --quick          # small boards, a few seconds
+    python benchmarks/bench_prove.py --boards 5x5:colorwars --repeats 5
+
+The figures go to benchmarks/results/prove.json (stamped with the commit, the date and
+the machine), which the docs read; `--no-write` writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from _results import write_results
+from colorwars.proof import prove
+
+#: The boards measured.
+BOARDS = ["5x5:colorwars", "3x4:classic", "5x6:colorwars"]
+QUICK = ["4x4:colorwars", "3x3:classic"]
+#: The project's record of the proven boards: each run must find its winner.
+SOLVED = Path(__file__).resolve().parent.parent / "seeds" / "solved.json"
+
+
+def proven_winners() -> dict[str, int]:
+    """``"WxH:rules"`` -> the proven winner (0: a, the first player), from seeds/solved.json."""
+    try:
+        boards = json.loads(SOLVED.read_text(encoding="utf-8"))["boards"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    return {f"{b['board']}:{b['rules']}": "ab".index(b["winner"]) for b in boards}
+
+
+WINNERS = proven_winners()
+
+
+def run(board: str, threads: int, memory: str) -> dict[str, Any]:
+    size, rules = board.split(":")
+    w, h = (int(x) for x in size.split("x"))
+    start = time.perf_counter()
+    p = prove(w, h, rules=rules, split=False, memory=memory, threads=threads)
+    seconds = time.perf_counter() - start
+    if not p.complete or p.winner != WINNERS.get(board, p.winner):
+        raise SystemExit(f"{board} with {threads} threads: winner {p.winner}, not the proven one")
+    return {"seconds": seconds, "positions": p.positions, "filled": p.filled}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--boards", help="comma-separated WxH:rules (5x5:colorwars,...)")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--repeats", type=int, default=3, help="runs of each (3)")
+    parser.add_argument("--memory", default="4G", help="each run's table (4G)")
+    parser.add_argument("--quick", action="store_true", help="small boards, one run each")
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    args = parser.parse_args()
+    boards = args.boards.split(",") if args.boards else (QUICK if args.quick else BOARDS)
+    repeats = 1 if args.quick else max(1, args.repeats)
+    memory = "256M" if args.quick and args.memory == "4G" else args.memory
+
+    print(f"proof-number search, {args.threads} threads against 1, {repeats} runs each, "
+          f"tables of {memory}, {os.cpu_count()} cores")  # fmt: skip
+    print("| board | rules | threads | median s | runs (s) | median positions | speedup |")
+    print("|---|---|---|---|---|---|---|")
+    figures: dict[str, Any] = {"threads": args.threads, "repeats": repeats, "memory": memory}
+    # A run not counted first: the first tables a process takes cost the kernel more (it
+    # gathers free memory into huge pages), which would count against the first board's one
+    # thread.
+    run(boards[0], 1, memory)
+    for board in boards:
+        size, rules = board.split(":")
+        rows = {}
+        for threads in (1, args.threads):
+            # Alternate one- and many-thread runs would mix their caches; each set runs alone.
+            runs = [run(board, threads, memory) for _ in range(repeats)]
+            rows[threads] = {
+                "seconds": statistics.median(r["seconds"] for r in runs),
+                "positions": int(statistics.median(r["positions"] for r in runs)),
+                "filled": int(statistics.median(r["filled"] for r in runs)),
+                "runs": [round(r["seconds"], 2) for r in runs],
+                "runs_positions": [r["positions"] for r in runs],
+            }
+        speedup = rows[1]["seconds"] / rows[args.threads]["seconds"]
+        for threads, row in rows.items():
+            shown = f"{speedup:.2f}x" if threads != 1 else "1"
+            print(f"| {size} | {rules} | {threads} | {row['seconds']:.2f} | "
+                  f"{', '.join(f'{s:.2f}' for s in row['runs'])} | {row['positions']:,} "
+                  f"| {shown} |", flush=True)  # fmt: skip
+        figures[board.replace(":", "_")] = {
+            "one": rows[1],
+            "many": rows[args.threads],
+            "speedup": round(speedup, 3),
+        }
+    if not args.no_write:
+        write_results("prove", figures, quick=args.quick)
+
+
+if __name__ == "__main__":
+    main()
