@@ -2,10 +2,11 @@
 
 Each board is proven from the empty board, unsplit (`split=False`: one search of the whole
 position, the hardest case to share), several times with one thread and with `--threads`
-threads, each run with a fresh table of `--memory` bytes, after one run not counted. The
-threads' share of the work depends on how they are scheduled, so the positions searched vary
-from run to run; the speedup is the ratio of the median wall times. The winner of every run
-must be the one the project has proven (the run stops with an error otherwise).
+threads, each run with a fresh table (prove's default size for the board, or `--memory`),
+after a table of that size is taken once and not counted. The threads' share of the work
+depends on how they are scheduled, so the positions searched vary from run to run; the speedup
+is the ratio of the median wall times. The winner of every run must be the one the project
+has proven (the run stops with an error otherwise).
 
     python benchmarks/bench_prove.py                  # 5x5 and 5x6 colorwars, 3x4 classic
     python benchmarks/bench_prove.py --quick          # small boards, a few seconds
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from _results import write_results
-from colorwars.proof import prove
+from colorwars.proof import default_memory, prove
 
 #: The boards measured.
 BOARDS = ["5x5:colorwars", "3x4:classic", "5x6:colorwars"]
@@ -47,7 +48,7 @@ def proven_winners() -> dict[str, int]:
 WINNERS = proven_winners()
 
 
-def run(board: str, threads: int, memory: str) -> dict[str, Any]:
+def run(board: str, threads: int, memory: str | None) -> dict[str, Any]:
     size, rules = board.split(":")
     w, h = (int(x) for x in size.split("x"))
     start = time.perf_counter()
@@ -63,23 +64,31 @@ def main() -> None:
     parser.add_argument("--boards", help="comma-separated WxH:rules (5x5:colorwars,...)")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--repeats", type=int, default=3, help="runs of each (3)")
-    parser.add_argument("--memory", default="4G", help="each run's table (4G)")
+    parser.add_argument(
+        "--memory", help="each run's table (default: prove's for the board, 1G on 5x5, 4G on 5x6)"
+    )
     parser.add_argument("--quick", action="store_true", help="small boards, one run each")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
     boards = args.boards.split(",") if args.boards else (QUICK if args.quick else BOARDS)
     repeats = 1 if args.quick else max(1, args.repeats)
-    memory = "256M" if args.quick and args.memory == "4G" else args.memory
+    memory = args.memory
 
     print(f"proof-number search, {args.threads} threads against 1, {repeats} runs each, "
-          f"tables of {memory}, {os.cpu_count()} cores")  # fmt: skip
+          f"tables of {memory or 'the default size'}, {os.cpu_count()} cores")  # fmt: skip
     print("| board | rules | threads | median s | runs (s) | median positions | speedup |")
     print("|---|---|---|---|---|---|---|")
-    figures: dict[str, Any] = {"threads": args.threads, "repeats": repeats, "memory": memory}
-    # A run not counted first: the first tables a process takes cost the kernel more (it
-    # gathers free memory into huge pages), which would count against the first board's one
-    # thread.
-    run(boards[0], 1, memory)
+    figures: dict[str, Any] = {
+        "threads": args.threads,
+        "repeats": repeats,
+        "memory": memory or "default",
+    }
+    # A table of the first board's size taken and used first, not counted: the first tables a
+    # process takes cost the kernel more (it gathers free memory into huge pages), which would
+    # count against the first board's one thread.
+    size, rules = boards[0].split(":")
+    w, h = (int(x) for x in size.split("x"))
+    prove(4, 4, split=False, memory=memory or default_memory(w * h), threads=1)
     for board in boards:
         size, rules = board.split(":")
         rows = {}

@@ -386,10 +386,13 @@ impl<'a, B: Bits> Prover<'a, B> {
             if pn >= th_pn || dn >= th_dn || self.stopped {
                 break;
             }
-            if let Some(team) = team {
+            if let Some(team) =
+                team.filter(|t| !children[best].fixed && t.busy(children[best].key) > 0)
+            {
                 // Virtual numbers: a child other threads are in counts as harder to disprove,
                 // so this thread takes a sibling that is nearly as good (if it can make progress
-                // within the node's threshold), else goes in too.
+                // within the node's threshold), else goes in too. (A best child no other thread
+                // is in stays the choice.)
                 if let Some((b, s)) = virtual_choice(&children, team, th_pn) {
                     (best, second) = (b, s);
                 }

@@ -28,7 +28,7 @@ pub(super) struct Slot {
 const WAYS: usize = 4;
 
 /// Tables from this size on ask for transparent huge pages.
-const HUGE_PAGES_FROM: u64 = 512 << 20;
+const HUGE_PAGES_FROM: u64 = 128 << 20;
 
 /// A slot as stored: `check` is the key xor-ed with the two other words; `numbers` holds pn
 /// (low half) and dn, `extra` work (low half) and the sound flag.
