@@ -1,12 +1,15 @@
 //! The exact length of a board's game by depth-bounded proof-number search:
 //! `cargo run --release --example length -- 5 5 colorwars [MEMORY_MIB [WINNER [BOUND...]]]`.
-//! With bounds, asks only "does WINNER (a or b) win within each BOUND plies?", each timed.
+//! With bounds, asks only "does WINNER (a or b) win within each BOUND plies?", each timed
+//! (`LENGTH_SECONDS` in the environment stops each after that many seconds). Without bounds,
+//! the exact length, each search of the gallop and the bisection logged as it ends, both
+//! sides walked on real positions unless `LENGTH_CHECK=0`.
 
 use std::time::Instant;
 
 use colorwars::board::{Geometry, Position};
 use colorwars::control::Control;
-use colorwars::search::{exact_length, LengthSearch, LengthTable, Symmetries};
+use colorwars::search::{search_length, LengthSearch, LengthTable, Symmetries};
 use colorwars::{Config, Rules};
 
 fn main() {
@@ -35,17 +38,23 @@ fn main() {
     let control = Control::new();
     let pos = Position::start(&cfg);
     let name = format!("{width}x{height} {}", rules.name());
+    let sym = Symmetries::new(cfg.width, cfg.height);
     if !bounds.is_empty() {
-        let sym = Symmetries::new(cfg.width, cfg.height);
         let w = winner.expect("a winner (a or b) to ask about");
         // The search recurses once per ply: on a thread with a deep stack.
         std::thread::scope(|scope| {
             std::thread::Builder::new()
                 .stack_size(colorwars::search::LENGTH_STACK)
                 .spawn_scoped(scope, || {
-                    let mut s = LengthSearch::new(&geo, &cfg, &sym, &mut table, &control, None);
-                    s.prove_for(w);
+                    let limit: Option<f64> = std::env::var("LENGTH_SECONDS")
+                        .ok()
+                        .map(|v| v.parse().expect("seconds"));
                     for b in bounds {
+                        let deadline =
+                            limit.map(|l| Instant::now() + std::time::Duration::from_secs_f64(l));
+                        let mut s =
+                            LengthSearch::new(&geo, &cfg, &sym, &mut table, &control, deadline);
+                        s.prove_for(w);
                         let (t, before) = (Instant::now(), s.positions);
                         let found = s.wins_within(&pos, b);
                         println!(
@@ -63,10 +72,29 @@ fn main() {
         return;
     }
     let t = Instant::now();
-    let out = exact_length(
-        &geo, &cfg, &pos, winner, 10_000, &mut table, &control, None, true,
-    )
-    .expect("memory");
+    let check = std::env::var("LENGTH_CHECK").map_or(true, |v| v != "0");
+    let out = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(colorwars::search::LENGTH_STACK)
+            .spawn_scoped(scope, || {
+                // Each search of the gallop and the bisection, as it ends.
+                let mut log = |w: usize, b: i64, found: Option<bool>, n: u64| {
+                    println!(
+                        "  {} within {b}: {found:?} ({n} positions so far, {:.1} s)",
+                        (b'a' + w as u8) as char,
+                        t.elapsed().as_secs_f64()
+                    );
+                };
+                let mut s = LengthSearch::new(&geo, &cfg, &sym, &mut table, &control, None);
+                s.on_bound = Some(&mut log);
+                let mut out = search_length(&mut s, &pos, winner, 10_000, check);
+                out.positions = s.positions;
+                out
+            })
+            .expect("a thread")
+            .join()
+            .expect("the search")
+    });
     let secs = t.elapsed().as_secs_f64();
     match out.length {
         Some(l) => println!(

@@ -65,16 +65,10 @@ struct Entry {
     _pad: u16,
 }
 
-impl Entry {
-    fn settled(&self) -> bool {
-        self.win != NO_WIN || self.lose != 0
-    }
-}
-
 const WAYS: usize = 4;
 
 /// The length search's table: a fixed number of 4-way buckets allocated up front. A full
-/// bucket replaces the entry with nothing settled and the least work first.
+/// bucket replaces the entry whose searches took the least work.
 pub struct LengthTable {
     buckets: Vec<[Entry; WAYS]>,
     filled: u64,
@@ -134,16 +128,16 @@ impl LengthTable {
         let slot = match bucket.iter().position(|e| e.key == key && e.work > 0) {
             Some(i) => i,
             None => {
+                // The entry whose searches took the least work goes (what is cheapest to
+                // find again), settled or not: a table full of small settled entries must
+                // still take the estimates the search is working with.
                 let (i, victim) = bucket
                     .iter()
                     .enumerate()
-                    .min_by_key(|(_, e)| (e.work > 0, e.settled(), e.work))
+                    .min_by_key(|(_, e)| (e.work > 0, e.work))
                     .expect("a bucket has slots");
-                let settles = pn == 0 || dn == 0;
                 if victim.work == 0 {
                     self.filled += 1;
-                } else if victim.settled() && !settles {
-                    return; // never drop what is settled for an estimate
                 }
                 bucket[i] = Entry {
                     key,
@@ -185,6 +179,9 @@ enum Known {
     Open(u32, u32),
 }
 
+/// A log of `exact_length`'s searches: (prover, bound, answer or None if stopped, positions).
+pub type OnBound<'f> = dyn FnMut(usize, i64, Option<bool>, u64) + 'f;
+
 /// The depth-bounded proof-number searcher for one prover (`winner`): it borrows a table so
 /// that the searches of one `exact_length` run at different bounds share what they settled.
 pub struct LengthSearch<'a, B> {
@@ -200,6 +197,9 @@ pub struct LengthSearch<'a, B> {
     pub positions: u64,
     /// Set when the deadline passed or the control was cancelled.
     pub stopped: bool,
+    /// Called after each search of `exact_length`'s gallop and bisection with the prover,
+    /// the bound, the answer (None: stopped) and the positions so far (for a caller's log).
+    pub on_bound: Option<&'a mut OnBound<'a>>,
 }
 
 impl<'a, B: Bits> LengthSearch<'a, B> {
@@ -221,7 +221,18 @@ impl<'a, B: Bits> LengthSearch<'a, B> {
             winner: 0,
             positions: 0,
             stopped: false,
+            on_bound: None,
         }
+    }
+
+    /// `wins_within` at the root of `exact_length`, reported to `on_bound`.
+    fn bound(&mut self, pos: &Position<B>, d: i64) -> Option<bool> {
+        let found = self.wins_within(pos, d);
+        let (w, n) = (self.winner, self.positions);
+        if let Some(f) = self.on_bound.as_mut() {
+            f(w, d, found, n);
+        }
+        found
     }
 
     /// Makes `player` the prover of the searches that follow.
@@ -670,7 +681,10 @@ pub fn exact_length<B: Bits>(
     })
 }
 
-fn search_length<B: Bits>(
+/// `exact_length` with a searcher of the caller's (its table, deadline and `on_bound`); it
+/// runs on the caller's thread, which needs a stack of `LENGTH_STACK`. `positions` and
+/// `stopped` are left to the caller (the searcher's).
+pub fn search_length<B: Bits>(
     s: &mut LengthSearch<'_, B>,
     pos: &Position<B>,
     winner: Option<usize>,
@@ -718,7 +732,7 @@ fn search_length<B: Bits>(
             if b <= refuted[i] {
                 continue;
             }
-            match s.wins_within(pos, b) {
+            match s.bound(pos, b) {
                 None => return out,
                 Some(true) => break 'gallop (p, refuted[i], b),
                 Some(false) => refuted[i] = b,
@@ -738,7 +752,7 @@ fn search_length<B: Bits>(
     while hi - lo > 2 {
         let mid = s.norm(pos, (lo + hi) / 2);
         let mid = if mid <= lo { lo + 2 } else { mid };
-        match s.wins_within(pos, mid) {
+        match s.bound(pos, mid) {
             None => return out,
             Some(true) => hi = mid,
             Some(false) => lo = mid,

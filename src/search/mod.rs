@@ -21,7 +21,8 @@ pub use alphabeta::{
     alphabeta_move, alphabeta_move_eval, alphabeta_move_with, evaluate, Eval, LeafEval, Searcher,
 };
 pub use length::{
-    exact_length, Length, LengthOutcome, LengthSearch, LengthTable, LENGTH_STACK, MAX_BOUND,
+    exact_length, search_length, Length, LengthOutcome, LengthSearch, LengthTable, LENGTH_STACK,
+    MAX_BOUND,
 };
 pub use pns::{prove_position, Proof, ProveOutcome, Prover, PROVER_STACK};
 pub use proof_table::{ProofTable, Proven, PROOF_BYTES};
