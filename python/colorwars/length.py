@@ -5,7 +5,8 @@ The native search (``src/search/length.rs``) answers "does this player win withi
 plies?", a finite question whatever repetitions the rules allow, with a table keyed by the
 position under the board's symmetries that keeps, per position, the least bound proven a win
 and the bound below which none is. The length is the least bound that is a win: found by
-galloping (doubling the bound) until a win is proven, then bisecting, and established from
+galloping up from twice the cells until a win is proven, then descending two plies at a time
+(proofs are cheap, refutations dear: only the one needed is searched), and established from
 both sides: a win within ``plies`` proven and a win within ``plies - 1`` refuted, each by a
 search of its own. It is the number ``colorwars.solve`` (alpha-beta) gives where that
 finishes: the winner as fast as it can, the loser holding out as long as it can.
