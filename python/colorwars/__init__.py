@@ -37,6 +37,7 @@ from colorwars.errors import (
     ShardError,
 )
 from colorwars.game import Game
+from colorwars.length import Length, exact_length
 from colorwars.proof import Proof, prove
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS, Rules
@@ -67,6 +68,7 @@ __all__ = [
     "InvalidRecordError",
     "InvalidRulesError",
     "InvalidSizeError",
+    "Length",
     "MissingExtraError",
     "Move",
     "Proof",
@@ -78,6 +80,7 @@ __all__ = [
     "VectorEnv",
     "Wave",
     "ai",
+    "exact_length",
     "players",
     "prove",
     "reference",

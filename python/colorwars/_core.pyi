@@ -64,6 +64,7 @@ __all__ = [
     "ai_choose",
     "alphabeta_net",
     "evaluation_features",
+    "exact_length",
     "parse_rules",
     "play_match",
     "play_matches",
@@ -261,6 +262,28 @@ def prove(
     threads: int = 1,
 ) -> tuple[int | None, list[int], int, float, int | None, bool]: ...
 def proven_move(game: NativeGame, table: ProofTable) -> int | None: ...
+def exact_length(
+    game: NativeGame,
+    memory: int,
+    seconds: float | None = None,
+    winner: int | None = None,
+    max_plies: int = ...,
+    verify: bool = False,
+    progress: Callable[[int], object] | None = None,
+    interval: float = 0.5,
+) -> tuple[
+    int | None,
+    int | None,
+    list[int],
+    int,
+    float,
+    bool,
+    bool,
+    int,
+    int | None,
+    tuple[int, int] | None,
+    bool,
+]: ...
 def alphabeta_net(
     game: NativeGame,
     net: NativeNet,

@@ -300,6 +300,8 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
 
     width, height = args.size
     long_run = (args.time, args.memory, args.checkpoint) != (None, None, None)
+    if args.method == "length":
+        return _length(args, console)
     if args.method == "pn" or long_run or args.backend != "local":
         return _prove(args, console)
     status = console.status("solving ...") if _show_progress(args, console) else None
@@ -358,6 +360,35 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
     if args.checkpoint is not None:
         console.print(Text(f"(proofs kept in {args.checkpoint})", style="dim"))
     return 0 if proof.winner is not None or proof.complete else 3
+
+
+def _length(args: argparse.Namespace, console: Console) -> int:
+    """``colorwars solve --method length``: the exact length by depth-bounded proof-number
+    search, one line of result; exit status 3 if it was not found in time."""
+    from colorwars.length import exact_length
+
+    if args.checkpoint is not None or args.backend != "local" or args.no_split:
+        raise ConfigError(
+            "--method length takes --time and --memory only (no checkpoint, backend or split)"
+        )
+    width, height = args.size
+    start = time.perf_counter()
+    status = console.status("searching ...") if _show_progress(args, console) else None
+    with status or contextlib.nullcontext():
+        progress = None
+        if status is not None:
+
+            def progress(positions: int) -> None:
+                secs = time.perf_counter() - start
+                status.update(
+                    Text(f"exact length: {positions:,} positions, {secs:,.0f} s", style="dim")
+                )
+
+        found = exact_length(
+            width, height, args.rules, time=args.time, memory=args.memory, progress=progress
+        )
+    console.print(Text(str(found)), soft_wrap=True)
+    return 0 if found.plies is not None else 3
 
 
 def _backend_flags(parser: argparse.ArgumentParser, what: str) -> None:
@@ -757,13 +788,14 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     solve.add_argument(
         "--method",
-        choices=("alphabeta", "pn"),
+        choices=("alphabeta", "pn", "length"),
         default="alphabeta",
-        help="alphabeta (exact length) or pn (proof-number search: the winner)",
+        help="alphabeta (exact length), pn (proof-number search: the winner) or length "
+        "(depth-bounded proof-number search: the exact length, proven from both sides)",
     )
-    solve.add_argument("--time", type=float, help="pn: stop after this many seconds")
+    solve.add_argument("--time", type=float, help="pn, length: stop after this many seconds")
     solve.add_argument(
-        "--memory", help="pn: the proof table's size, e.g. 8G (default by board, 16M to 4G)"
+        "--memory", help="pn, length: the table's size, e.g. 8G (default by board, 16M to 4G)"
     )
     solve.add_argument(
         "--checkpoint", help="pn: keep proofs and results in FILE; a run resumes from it"

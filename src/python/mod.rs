@@ -25,6 +25,7 @@ use crate::with_game;
 
 mod convert;
 mod game;
+mod length;
 mod players;
 mod puct;
 mod simulation;
@@ -33,6 +34,7 @@ mod vecenv;
 
 use convert::*;
 use game::*;
+use length::*;
 use players::*;
 use puct::*;
 use simulation::*;
@@ -182,8 +184,9 @@ mod _core {
 
     #[pymodule_export]
     use super::{
-        ai_analyse, ai_choose, alphabeta_net, evaluation_features, parse_rules, play_match,
-        play_matches, prove, proven_move, rules_from_axes, simulate, solve, solve_position,
-        symmetric_moves, NativeGame, NativeNet, NativePuct, NativeVecEnv, PyProofTable,
+        ai_analyse, ai_choose, alphabeta_net, evaluation_features, exact_length, parse_rules,
+        play_match, play_matches, prove, proven_move, rules_from_axes, simulate, solve,
+        solve_position, symmetric_moves, NativeGame, NativeNet, NativePuct, NativeVecEnv,
+        PyProofTable,
     };
 }

@@ -9,6 +9,7 @@
 mod alphabeta;
 pub mod learned;
 mod learned_weights;
+mod length;
 mod pns;
 mod proof_table;
 mod solver;
@@ -18,6 +19,10 @@ mod zobrist;
 
 pub use alphabeta::{
     alphabeta_move, alphabeta_move_eval, alphabeta_move_with, evaluate, Eval, LeafEval, Searcher,
+};
+pub use length::{
+    exact_length, search_length, Length, LengthOutcome, LengthSearch, LengthTable, LENGTH_STACK,
+    MAX_BOUND,
 };
 pub use pns::{
     prove_position, Proof, ProveOutcome, Prover, Team, MAX_THREADS as MAX_PROVER_THREADS,

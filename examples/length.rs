@@ -1,0 +1,115 @@
+//! The exact length of a board's game by depth-bounded proof-number search:
+//! `cargo run --release --example length -- 5 5 colorwars [MEMORY_MIB [WINNER [BOUND...]]]`.
+//! With bounds, asks only "does WINNER (a or b) win within each BOUND plies?", each timed
+//! (`LENGTH_SECONDS` in the environment stops each after that many seconds). Without bounds,
+//! the exact length, each search of the gallop and the bisection logged as it ends, both
+//! sides walked on real positions unless `LENGTH_CHECK=0`.
+
+use std::time::Instant;
+
+use colorwars::board::{Geometry, Position};
+use colorwars::control::Control;
+use colorwars::search::{search_length, LengthSearch, LengthTable, Symmetries};
+use colorwars::{Config, Rules};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize, d: &str| args.get(i).cloned().unwrap_or_else(|| d.to_string());
+    let width: i64 = arg(0, "3").parse().expect("width");
+    let height: i64 = arg(1, "3").parse().expect("height");
+    let rules = Rules::parse(&arg(2, "colorwars")).expect("rules");
+    let mib: u64 = arg(3, "1024").parse().expect("memory in MiB");
+    let winner = match arg(4, "-").as_str() {
+        "a" => Some(0),
+        "b" => Some(1),
+        _ => None,
+    };
+    let bounds: Vec<i64> = args[5.min(args.len())..]
+        .iter()
+        .map(|b| b.parse().expect("bound"))
+        .collect();
+    let cfg = Config::new(width, height, 2, rules, 0).expect("config");
+    assert!(
+        cfg.cells() <= 64,
+        "this example handles boards of up to 64 cells"
+    );
+    let geo = Geometry::<u64>::new(cfg.width, cfg.height);
+    let mut table = LengthTable::new(mib << 20).expect("memory for the table");
+    let control = Control::new();
+    let pos = Position::start(&cfg);
+    let name = format!("{width}x{height} {}", rules.name());
+    let sym = Symmetries::new(cfg.width, cfg.height);
+    if !bounds.is_empty() {
+        let w = winner.expect("a winner (a or b) to ask about");
+        // The search recurses once per ply: on a thread with a deep stack.
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .stack_size(colorwars::search::LENGTH_STACK)
+                .spawn_scoped(scope, || {
+                    let limit: Option<f64> = std::env::var("LENGTH_SECONDS")
+                        .ok()
+                        .map(|v| v.parse().expect("seconds"));
+                    for b in bounds {
+                        let deadline =
+                            limit.map(|l| Instant::now() + std::time::Duration::from_secs_f64(l));
+                        let mut s =
+                            LengthSearch::new(&geo, &cfg, &sym, &mut table, &control, deadline);
+                        s.prove_for(w);
+                        let (t, before) = (Instant::now(), s.positions);
+                        let found = s.wins_within(&pos, b);
+                        println!(
+                            "{name}: {} wins within {b} plies: {found:?}; {} positions, {:.1} s",
+                            (b'a' + w as u8) as char,
+                            s.positions - before,
+                            t.elapsed().as_secs_f64()
+                        );
+                    }
+                })
+                .expect("a thread")
+                .join()
+                .expect("the search");
+        });
+        return;
+    }
+    let t = Instant::now();
+    let check = std::env::var("LENGTH_CHECK").map_or(true, |v| v != "0");
+    let out = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(colorwars::search::LENGTH_STACK)
+            .spawn_scoped(scope, || {
+                // Each search of the gallop and the bisection, as it ends.
+                let mut log = |w: usize, b: i64, found: Option<bool>, n: u64| {
+                    println!(
+                        "  {} within {b}: {found:?} ({n} positions so far, {:.1} s)",
+                        (b'a' + w as u8) as char,
+                        t.elapsed().as_secs_f64()
+                    );
+                };
+                let mut s = LengthSearch::new(&geo, &cfg, &sym, &mut table, &control, None);
+                s.on_bound = Some(&mut log);
+                let mut out = search_length(&mut s, &pos, winner, 10_000, check);
+                out.positions = s.positions;
+                out
+            })
+            .expect("a thread")
+            .join()
+            .expect("the search")
+    });
+    let secs = t.elapsed().as_secs_f64();
+    match out.length {
+        Some(l) => println!(
+            "{name}: player {} wins in exactly {} plies (a win within {} proven: {}, within {} \
+             refuted: {}); {} positions, {secs:.1} s; checked {:?}; line {:?}",
+            (b'a' + l.winner as u8) as char,
+            l.plies,
+            l.plies,
+            l.proven,
+            l.plies as i64 - 1,
+            l.refuted,
+            out.positions,
+            l.checked,
+            l.line
+        ),
+        None => println!("{name}: not found ({out:?}, {secs:.1} s)"),
+    }
+}

@@ -1,0 +1,136 @@
+"""``colorwars.exact_length``: the length of the game under perfect play, by depth-bounded
+proof-number search, for boards past the alpha-beta solver.
+
+The native search (``src/search/length.rs``) answers "does this player win within at most d
+plies?", a finite question whatever repetitions the rules allow, with a table keyed by the
+position under the board's symmetries that keeps, per position, the least bound proven a win
+and the bound below which none is. The length is the least bound that is a win: found by
+galloping up from twice the cells until a win is proven, then descending two plies at a time
+(proofs are cheap, refutations dear: only the one needed is searched), and established from
+both sides: a win within ``plies`` proven and a win within ``plies - 1`` refuted, each by a
+search of its own. It is the number ``colorwars.solve`` (alpha-beta) gives where that
+finishes: the winner as fast as it can, the loser holding out as long as it can.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from colorwars import _core
+from colorwars import _validate as check
+from colorwars._common import PLAYER_LETTERS, column_name
+from colorwars.errors import ConfigError
+from colorwars.proof import _parse_memory, _start, default_memory
+from colorwars.rules import Rules, RulesLike
+
+__all__ = ["Length", "exact_length"]
+
+
+@dataclass(frozen=True)
+class Length:
+    """The exact length of a game from ``position`` (its notation).
+
+    ``winner`` wins in exactly ``plies`` plies under perfect play; ``line`` is a principal
+    line (the winner's fastest win against the longest defence) that ends in the winner's win
+    after exactly ``plies`` plies. ``proven``: a win within ``plies`` was proven; ``refuted``:
+    a win within ``plies - 1`` was refuted. A run that stopped (its ``time``) has ``plies``
+    None and says what it established: every game lasts at least ``at_least`` plies, and the
+    winner (once known) wins within ``at_most`` (None: no win proven yet). With ``verify``,
+    ``checked`` counts the positions of the proof and of the refutation, each walked on real
+    positions to the end of every line."""
+
+    width: int
+    height: int
+    rules: str
+    position: str
+    winner: int | None
+    plies: int | None
+    line: list[int]
+    positions: int
+    seconds: float
+    proven: bool
+    refuted: bool
+    at_least: int
+    at_most: int | None
+    checked: tuple[int, int] | None = None
+
+    def line_names(self) -> list[str]:
+        return [f"{column_name(c % self.width)}{c // self.width + 1}" for c in self.line]
+
+    def __str__(self) -> str:
+        head = f"{self.width}x{self.height} {self.rules}"
+        effort = f"{self.positions:,} positions, {self.seconds:.1f} s"
+        if self.plies is None or self.winner is None:
+            known = f"at least {self.at_least} plies"
+            if self.at_most is not None and self.winner is not None:
+                known += f", player {PLAYER_LETTERS[self.winner]} wins within {self.at_most}"
+            return f"{head}: length not found ({known}; {effort})"
+        text = (
+            f"{head}: player {PLAYER_LETTERS[self.winner]} wins in exactly {self.plies} plies "
+            f"(a win within {self.plies} proven, within {self.plies - 1} refuted; {effort})"
+        )
+        if self.checked is not None:
+            text += (
+                f"; checked: proof {self.checked[0]:,}, refutation {self.checked[1]:,} positions"
+            )
+        return text + f"; line {' '.join(self.line_names())}"
+
+
+def exact_length(
+    target: Any,
+    height: int | None = None,
+    rules: RulesLike = "colorwars",
+    *,
+    time: float | None = None,
+    memory: int | str | None = None,
+    verify: bool = False,
+    progress: Callable[[int], object] | None = None,
+) -> Length:
+    """The game's exact length under perfect play: ``exact_length(game)`` from a game's
+    position or ``exact_length(width, height, rules=...)`` from the empty board (two players).
+
+    ``time`` bounds the seconds (None: until found); a run that stops returns ``plies=None``
+    with the bounds it established, never a guess. ``memory`` is the table's bytes (an int
+    or a size such as ``"2G"``; when full it replaces estimates, never aborts). ``verify``
+    also walks the proof and the refutation on real positions. ``progress(positions)`` is
+    called about twice a second. Ctrl-C stops the search.
+
+    >>> n = exact_length(3, 3, rules="colorwars")
+    >>> n.winner, n.plies, n.proven, n.refuted, len(n.line)
+    (1, 10, True, True, 10)
+    """
+    sized = isinstance(target, int | np.integer) and not isinstance(target, bool | np.bool_)
+    if not sized and height is not None:
+        raise ConfigError("exact_length(game) takes the game alone: its size and rules are its own")
+    game = _start(target, height, rules)
+    seconds = None if time is None else check.number(time, "time", 0.0, 1e9)
+    nbytes = (
+        _parse_memory(memory) if memory is not None else default_memory(game.width * game.height)
+    )
+    verify = check.flag(verify, "verify")
+    if progress is not None and not callable(progress):
+        check.fail(ConfigError, "progress", progress, "expected a function(positions) or None")
+    position = game.to_text()
+    (winner, plies, line, positions, secs, proven, refuted, at_least, at_most, checked, _) = (
+        _core.exact_length(game, nbytes, seconds, verify=verify, progress=progress)
+    )
+    return Length(
+        game.width,
+        game.height,
+        Rules(game.opening, game.burst).name,
+        position,
+        winner,
+        plies,
+        line,
+        positions,
+        secs,
+        proven,
+        refuted,
+        at_least,
+        at_most,
+        checked,
+    )

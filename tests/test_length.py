@@ -1,0 +1,132 @@
+"""Exact lengths by depth-bounded proof-number search (issue 19, section 3):
+``colorwars.exact_length`` and ``colorwars solve --method length``.
+
+Every length is checked against the alpha-beta solver (``solve``, whose lengths the tests
+check against a brute force) on boards and positions both finish, and every line must replay
+on the reference engine to the winner's win in exactly the length's plies.
+"""
+
+from __future__ import annotations
+
+import random
+
+import colorwars
+import pytest
+from colorwars import ConfigError, InvalidPlayerError, InvalidSizeError, reference
+from colorwars.cli import main
+
+BOARDS = [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3)]
+
+
+def replays_in(text: str, line: list[int], winner: int, plies: int) -> None:
+    """The line, played on the reference engine from ``text``, ends in ``winner``'s win at
+    its last move and not before, after exactly ``plies`` plies."""
+    game = reference.Game.from_text(text)
+    assert len(line) == plies
+    for cell in line:
+        assert game.winner is None, f"{text}: {line} goes on after the game ended"
+        game.play(cell)
+    assert game.winner == winner, f"{text}: {line} does not end in {winner}'s win"
+
+
+@pytest.mark.parametrize("rules", ["classic", "colorwars", "drop3+subtract", "none+empty"])
+@pytest.mark.parametrize(("width", "height"), BOARDS)
+def test_the_length_agrees_with_alpha_beta(width: int, height: int, rules: str) -> None:
+    ab = colorwars.solve(width, height, rules=rules, cache=False)
+    n = colorwars.exact_length(width, height, rules)
+    assert (n.winner, n.plies) == (ab.winner, ab.plies)
+    # Both sides, each by a search of its own.
+    assert n.proven
+    assert n.refuted
+    assert n.at_least == n.at_most == ab.plies
+    replays_in(n.position, n.line, ab.winner, ab.plies)
+
+
+def test_lengths_from_positions_of_random_games_agree_with_alpha_beta() -> None:
+    rng = random.Random(19)
+    for rules, (width, height) in [("colorwars", (3, 4)), ("classic", (3, 3))]:
+        game = colorwars.Game(width, height, rules=rules)
+        while game.winner is None:
+            ab = colorwars.solve(game)
+            n = colorwars.exact_length(game)
+            assert (n.winner, n.plies) == (ab.winner, ab.plies), game.to_text()
+            assert n.position == game.to_text()
+            replays_in(n.position, n.line, ab.winner, ab.plies)
+            game.play(rng.choice(game.legal_moves()))
+
+
+def test_verify_walks_both_sides() -> None:
+    n = colorwars.exact_length(3, 3, "classic", verify=True)
+    assert (n.winner, n.plies) == (0, 13)
+    assert n.checked is not None
+    proof, refutation = n.checked
+    assert proof > 0
+    assert refutation > 0
+    assert "checked" in str(n)
+    assert colorwars.exact_length(3, 3, "classic").checked is None
+
+
+def test_a_finished_game_has_length_zero() -> None:
+    game = colorwars.Game(2, 2)
+    for cell in colorwars.solve(game).line:
+        game.play(cell)
+    n = colorwars.exact_length(game)
+    assert (n.winner, n.plies, n.line) == (game.winner, 0, [])
+
+
+def test_a_run_out_of_time_reports_no_length() -> None:
+    n = colorwars.exact_length(6, 6, "classic", time=0.05, memory="16M")
+    assert n.plies is None
+    assert n.line == []
+    assert not n.proven
+    assert not n.refuted
+    assert "not found" in str(n)
+    # What it established is true: no game of 6x6 classic ends that soon.
+    assert 0 <= n.at_least <= 72
+
+
+def test_an_exception_from_progress_stops_the_search() -> None:
+    seen: list[int] = []
+
+    class StopError(Exception):
+        pass
+
+    def progress(positions: int) -> None:
+        seen.append(positions)
+        raise StopError
+
+    with pytest.raises(StopError):
+        colorwars.exact_length(6, 6, "classic", memory="16M", progress=progress)
+    assert seen
+
+
+def test_bad_arguments_are_value_errors() -> None:
+    with pytest.raises(InvalidSizeError):
+        colorwars.exact_length(1, 5)
+    with pytest.raises(ConfigError):
+        colorwars.exact_length(3, 3, time=-1)
+    with pytest.raises(ConfigError):
+        colorwars.exact_length(3, 3, memory="1K")
+    with pytest.raises(ConfigError):
+        colorwars.exact_length(3, 3, verify="yes")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        colorwars.exact_length(3, 3, progress=5)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError):
+        colorwars.exact_length(colorwars.Game(3, 3), 3)
+    with pytest.raises(InvalidPlayerError):
+        colorwars.exact_length(colorwars.Game(3, 3, players=3))
+    for bad in (ConfigError, InvalidSizeError, InvalidPlayerError):
+        assert issubclass(bad, ValueError)
+
+
+def test_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "3x3", "--method", "length", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "player b wins in exactly 10 plies" in out
+    assert out.count("\n") == 1
+    assert main(["solve", "7x7", "--method", "length", "--time", "0.1", "--memory", "16M"]) == 3
+    assert "not found" in capsys.readouterr().out
+    assert main(["solve", "3x3", "--method", "length", "--backend", "ray"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
