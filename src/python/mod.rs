@@ -86,7 +86,7 @@ fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
 }
 
 /// Runs long native work with the GIL released under `control::watch`: every `interval`
-/// seconds this thread takes the GIL briefly briefly to notice Ctrl-C and to call `progress(done)`.
+/// seconds this thread takes the GIL briefly to notice Ctrl-C and to call `progress(done)`.
 /// Ctrl-C (or an exception in `progress`) cancels the work and is raised. Returns the work's
 /// output and seconds.
 fn watched<T, W>(
