@@ -211,8 +211,9 @@ def test_threads_on_boards_of_millions_of_positions(width: int, height: int, rul
 def test_threads_default_to_the_cores_and_show_in_the_result() -> None:
     from colorwars.proof import cores
 
-    p = colorwars.prove(3, 3, rules="colorwars")
+    p = colorwars.prove(3, 3, rules="colorwars", threads=0)
     assert p.threads == min(cores(), 64)
+    assert colorwars.prove(3, 3, rules="colorwars").threads == 1
     assert colorwars.prove(3, 3, rules="colorwars", threads=0).threads == p.threads
     assert (", 2 threads" in str(colorwars.prove(3, 3, threads=2))) is True
     assert "threads" not in str(colorwars.prove(3, 3, threads=1))
@@ -271,7 +272,7 @@ def test_the_cli_proves_and_keeps_a_checkpoint(
 
 
 def test_the_cli_says_when_nothing_was_proven(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["solve", "7x7", "--method", "pn", "--time", "0.2"]) == 3
+    assert main(["solve", "7x7", "--method", "pn", "--time", "0.2", "--threads", "1"]) == 3
     assert "not proven" in capsys.readouterr().out
     assert main(["solve", "3x3", "--memory", "lots"]) == 1
     assert "memory" in capsys.readouterr().err

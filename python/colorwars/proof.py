@@ -308,7 +308,7 @@ def prove(
     tasks (one per group, each with ``memory``), on the cluster at ``address`` or a local one.
     ``verify`` walks each proof again to the end of every game before it counts. ``threads``
     searchers share the table (parallel df-pn with virtual proof numbers; the same results
-    as one thread, found sooner): None or 0 for one per core here, one per Ray task (each
+    as one thread, found sooner): None for one, 0 for one per core here and one per Ray task (each
     task then asks Ray for that many CPUs).
     ``progress(message, positions)`` is called about ten times a second. Ctrl-C stops the search;
     what was proven is saved first.
@@ -327,7 +327,7 @@ def prove(
     split = check.flag(split, "split")
     verify = check.flag(verify, "verify")
     backend = check.choice(backend, "backend", ("local", "ray"))
-    n = 0 if threads is None else check.whole(threads, "threads", 0, MAX_THREADS)
+    n = 1 if threads is None else check.whole(threads, "threads", 0, MAX_THREADS)
     if n == 0:
         n = 1 if backend == "ray" else min(cores(), MAX_THREADS)
     # The checkpoint's folder is checked before any work, and the file is locked for the run.
@@ -596,7 +596,7 @@ def walk_strategy(target: Any, height: int | None = None, rules: RulesLike = "co
     game = _start(target, height, rules)
     text = game.to_text()
     table = _core.ProofTable(default_memory(game.width * game.height))
-    winner = _core.prove(game, table, threads=min(cores(), MAX_THREADS))[0]
+    winner = _core.prove(game, table)[0]
     if winner is None:
         raise SearchLimitError(f"{text}: not proven")
     seen: set[str] = set()
