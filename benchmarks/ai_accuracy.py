@@ -35,6 +35,7 @@ from colorwars import _core
 from colorwars.ai import Zero
 from colorwars.players import MCTS, AlphaBeta, Greedy, Random, native_game
 from colorwars.statistics import wilson_interval
+from colorwars.zero.player import PROBE
 
 BOARDS = [
     (3, 3, "classic"),
@@ -127,6 +128,13 @@ def main() -> None:
             (f"mcts({n})", MCTS(simulations=n)),
         ]
     players += [("zero", Zero()), ("zero(1600)", Zero(simulations=1600))]
+    # The endgame probe (colorwars.probe; Zero's default) with and without: what it gains.
+    players += [
+        ("zero no probe", Zero(probe=0)),
+        ("zero(1600) no probe", Zero(simulations=1600, probe=0)),
+        ("alphabeta(5) probe", AlphaBeta(depth=5, probe=PROBE)),
+        ("mcts(1000) probe", MCTS(simulations=1000, probe=PROBE)),
+    ]
     if args.quick and not args.players:
         players = players[:6]
     if args.players:

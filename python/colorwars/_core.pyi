@@ -68,6 +68,7 @@ __all__ = [
     "parse_rules",
     "play_match",
     "play_matches",
+    "probe",
     "prove",
     "proven_move",
     "rules_from_axes",
@@ -260,7 +261,15 @@ def prove(
     interval: float = 0.5,
     verify: bool = False,
     threads: int = 1,
+    positions: int | None = None,
 ) -> tuple[int | None, list[int], int, float, int | None, bool]: ...
+def probe(
+    game: NativeGame,
+    table: ProofTable,
+    positions: int,
+    threshold: int,
+    seconds: float | None = None,
+) -> tuple[int | None, int, bool, list[int]]: ...
 def proven_move(game: NativeGame, table: ProofTable) -> int | None: ...
 def exact_length(
     game: NativeGame,

@@ -202,6 +202,15 @@ def depth(value: object) -> int:
     return whole(value, "depth", 1, MAX_DEPTH, InvalidPlayerError)
 
 
+#: The largest endgame probe: positions of proof search before a player's own search.
+MAX_PROBE = 100_000_000
+
+
+def probe(value: object) -> int:
+    """A player's endgame probe budget (``colorwars.probe``): 0 (none) to ``MAX_PROBE``."""
+    return whole(value, "probe", 0, MAX_PROBE, InvalidPlayerError)
+
+
 # The learned evaluation's weights: two sets (empty board, full board) of this many.
 EVALUATION_FEATURES = 23
 

@@ -118,7 +118,8 @@ def with_time(player: Any, seconds: float | None) -> Any:
         and player.time is None
         and player.simulations == Zero().simulations
     ):
-        return Zero(time=seconds, seed=player.seed, network=player.network, **player._options)  # type: ignore[arg-type]
+        return Zero(time=seconds, seed=player.seed, network=player.network,
+                    probe=player.probe_setting, **player._options)  # type: ignore[arg-type]  # fmt: skip
     if isinstance(player, ZeroAlphaBeta) and player.time is None and player.depth == 4:
         return ZeroAlphaBeta(time=seconds, seed=player.seed, network=player._zero.network)
     from colorwars.engine import Engine

@@ -17,6 +17,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, fields
@@ -28,6 +29,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars._deprecation import renamed
 from colorwars.errors import GameOverError, InvalidPlayerError
+from colorwars.probe import PROBE_SHARE, Probe
 
 __all__ = [
     "MCTS",
@@ -147,17 +149,47 @@ class _Base:
     def name(self) -> str:
         raise NotImplementedError
 
-    def native_spec(self) -> NativeSpec:
+    def _spec(self) -> NativeSpec:
+        """What the engine's search reads of this player (its probe aside)."""
         raise NotImplementedError
+
+    def native_spec(self) -> NativeSpec:
+        """The player as the engine's batch matches play it; a player with an endgame probe
+        (``probe``) is played move by move instead (``InvalidPlayerError`` here)."""
+        if getattr(self, "probe", 0):
+            raise InvalidPlayerError(
+                f"invalid player: {self.name} probes proofs before its search and is not one "
+                "of the engine's batch players; play it with choose(game), ai.match, "
+                "ai.tournament or ai.ladder"
+            )
+        return self._spec()
 
     def search(self, game: Any) -> Decision:
         """The move this player makes in ``game``, with the work it did (deterministic for
-        its seed and budget, except under a time budget). Raises ``GameOverError`` once the
-        game is won; Ctrl-C stops a long search."""
+        its seed and budget, except under a time budget). With a ``probe``, a proven win
+        found by the probe is played at once (its work is the probe's positions), and under
+        a time budget the probe takes at most a quarter of it (``probe.PROBE_SHARE``).
+        Raises ``GameOverError`` once the game is won; Ctrl-C stops a long search."""
         native = _live(game)
         start = time.perf_counter()
-        cell, work = _core.ai_choose(native, self.native_spec(), self.seed)
+        spec = self._spec()
+        prober = getattr(self, "_prober", None)
+        if prober is not None:
+            share = None if spec.seconds is None else spec.seconds * PROBE_SHARE
+            cell = prober.winning_move(native, share)
+            if cell is not None:
+                return Decision(cell, prober.last.positions, time.perf_counter() - start)
+            if spec.seconds is not None:
+                left = spec.seconds - (time.perf_counter() - start)
+                spec = dataclasses.replace(spec, seconds=max(left, 0.1 * spec.seconds))
+        cell, work = _core.ai_choose(native, spec, self.seed)
         return Decision(cell, work, time.perf_counter() - start)
+
+    def _keep_probe(self) -> None:
+        """Checks ``probe`` and gives the player its prober (kept across its moves)."""
+        probe = check.probe(getattr(self, "probe", 0))
+        self._keep("probe", probe)
+        object.__setattr__(self, "_prober", Probe(probe) if probe else None)
 
     def choose(self, game: Any) -> int:
         """The move this player makes in ``game``: ``search(game).cell``."""
@@ -174,7 +206,7 @@ class Random(_Base):
     def name(self) -> str:
         return "random"
 
-    def native_spec(self) -> NativeSpec:
+    def _spec(self) -> NativeSpec:
         return NativeSpec("random")
 
 
@@ -188,7 +220,7 @@ class Greedy(_Base):
     def name(self) -> str:
         return "greedy"
 
-    def native_spec(self) -> NativeSpec:
+    def _spec(self) -> NativeSpec:
         return NativeSpec("greedy")
 
 
@@ -229,6 +261,9 @@ class MCTS(_Base):
     cutoff: int = 0
     """Playouts stop after this many moves and score the evaluation (two players; 0 plays
     every playout to the end)."""
+    probe: int = 0
+    """The endgame probe (``colorwars.probe``, two players): this many positions of
+    proof-number search before each search, a proven win played at once; 0 is none."""
     threads: InitVar[int | None] = None
     """Deprecated: the old name of ``trees``."""
 
@@ -266,6 +301,7 @@ class MCTS(_Base):
         self._keep(
             "cutoff", check.whole(self.cutoff, "cutoff", 0, check.MAX_CUTOFF, InvalidPlayerError)
         )
+        self._keep_probe()
 
     @property
     def name(self) -> str:
@@ -284,14 +320,14 @@ class MCTS(_Base):
         boards: shade each cell by its share or win rate). The move ``choose`` picks is the
         one with the most visits. Ctrl-C stops a long search."""
         native = _live(game)
-        rows, _ = _core.ai_analyse(native, self.native_spec(), self.seed)
+        rows, _ = _core.ai_analyse(native, self._spec(), self.seed)
         total = max(sum(v for _, v, _ in rows), 1)
         return [
             MoveValue(cell, visits, visits / total, reward / visits if visits else None)
             for cell, visits, reward in rows
         ]
 
-    def native_spec(self) -> NativeSpec:
+    def _spec(self) -> NativeSpec:
         return NativeSpec(
             "mcts",
             simulations=int(self.simulations or 0),
@@ -319,6 +355,9 @@ class AlphaBeta(_Base):
     seed: int = 0
     eval: str = "hand"
     weights: tuple[int, ...] | None = None
+    probe: int = 0
+    """The endgame probe (``colorwars.probe``): this many positions of proof-number search
+    before each search, a proven win played at once; 0 is none."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -335,14 +374,15 @@ class AlphaBeta(_Base):
             )  # fmt: skip
         if self.weights is not None:
             self._keep("weights", check.evaluation_weights(self.weights))
+        self._keep_probe()
 
     @property
     def name(self) -> str:
         budget = f"{self.time}s" if self.time else f"{self.depth}"
         kind = "alphabeta" if self.eval == "hand" and self.weights is None else "learned"
-        return f"{kind}({budget})"
+        return f"{kind}({budget})" + (f"[probe={self.probe}]" if self.probe else "")
 
-    def native_spec(self) -> NativeSpec:
+    def _spec(self) -> NativeSpec:
         seconds = None if self.time is None else float(self.time)
         return NativeSpec(
             "alphabeta", depth=int(self.depth or 0), seconds=seconds, eval=self.eval,
@@ -362,17 +402,17 @@ _NAMES = (
 )
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "mcts": ("simulations", "time", "c", "trees", "seed", "greedy", "solver", "reuse",
-             "minimax", "cutoff"),
-    "alphabeta": ("depth", "time", "seed", "eval"),
-    "learned": ("depth", "time", "seed"),
-    "zero": ("simulations", "time", "seed", "c_puct", "batch", "temperature"),
+             "minimax", "cutoff", "probe"),
+    "alphabeta": ("depth", "time", "seed", "eval", "probe"),
+    "learned": ("depth", "time", "seed", "probe"),
+    "zero": ("simulations", "time", "seed", "c_puct", "batch", "temperature", "probe"),
     "zeroab": ("depth", "time", "seed"),
     "perfect": ("time", "seed"),
 }  # fmt: skip
 
 
-_TUNING = ("c", "trees", "greedy", "solver", "reuse", "minimax", "cutoff")
-_WHOLE = ("simulations", "trees", "seed", "cutoff", "depth", "batch")
+_TUNING = ("c", "trees", "greedy", "solver", "reuse", "minimax", "cutoff", "probe")
+_WHOLE = ("simulations", "trees", "seed", "cutoff", "depth", "batch", "probe")
 # Old names of settings in player names, still read (with a DeprecationWarning).
 _RENAMED_SETTINGS = {("mcts", "threads"): "trees"}
 

@@ -329,8 +329,9 @@ class PUCT:
             f"batch={self.batch}, seed={self.seed}, reuse={self.reuse})"
         )
 
-    def _searched(self, game: Any) -> _core.NativePuct:
-        """The tree after a search of ``game``'s position (the caller holds the lock)."""
+    def _searched(self, game: Any, time: float | None = None) -> _core.NativePuct:
+        """The tree after a search of ``game``'s position (the caller holds the lock), for
+        ``time`` seconds instead of the searcher's own where given."""
         native = native_game(game)
         if native.winner is not None:
             raise GameOverError(
@@ -343,7 +344,8 @@ class PUCT:
         tree = self._tree[1]
         tree.abandon()
         tree.set_root(0, native, 0)
-        deadline = None if self.time is None else _time.perf_counter() + self.time
+        seconds = self.time if time is None else time
+        deadline = None if seconds is None else _time.perf_counter() + seconds
         _search(tree, self.evaluator, self.batch, deadline)
         return tree
 

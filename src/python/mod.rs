@@ -18,7 +18,9 @@ use crate::limits::{MAX_SECONDS, MAX_SOLVER_DEPTH, MAX_THREADS};
 use crate::notation::{cell_name, format_position, parse_cell, parse_position};
 use crate::playout::Playout;
 use crate::rules::{Config, Rules};
-use crate::search::{prove_position, MoveResult, ProofTable, Proven, Prover, Symmetries};
+use crate::search::{
+    probe_position, prove_position, MoveResult, ProofTable, Proven, Prover, Symmetries,
+};
 use crate::simulate::{GameSummary, SimOutput, SimSpec};
 use crate::vecenv::{AnyVecEnv, Buffers, Illegal};
 use crate::with_game;
@@ -185,7 +187,7 @@ mod _core {
     #[pymodule_export]
     use super::{
         ai_analyse, ai_choose, alphabeta_net, evaluation_features, exact_length, parse_rules,
-        play_match, play_matches, prove, proven_move, rules_from_axes, simulate, solve,
+        play_match, play_matches, probe, prove, proven_move, rules_from_axes, simulate, solve,
         solve_position, symmetric_moves, NativeGame, NativeNet, NativePuct, NativeVecEnv,
         PyProofTable,
     };

@@ -140,10 +140,11 @@ pub(super) type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>,
 /// Proves who wins a two-player game from its position by proof-number search (GIL released,
 /// Ctrl-C stops it), sharing `table`; `seconds` bounds the time (None: no bound), the check
 /// (`verify`) included; `threads` searchers share the table (clamped to 1 to `MAX_PROVER_THREADS`; `colorwars.proof` checks it). The winner
-/// is None if nothing was proven in time. A thread with the search's stack that cannot be had
-/// is `MemoryError`.
+/// is None if nothing was proven in time. `positions` (None: no bound) stops each searcher
+/// after about that many positions (whole multiples of 1,024), as `seconds` does. A thread
+/// with the search's stack that cannot be had is `MemoryError`.
 #[pyfunction]
-#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false, threads=1))]
+#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false, threads=1, positions=None))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn prove(
     py: Python<'_>,
@@ -154,6 +155,7 @@ pub(super) fn prove(
     interval: f64,
     verify: bool,
     threads: usize,
+    positions: Option<u64>,
 ) -> PyResult<ProveResult> {
     let (position, cfg) = two_player_position(game)?;
     let table = table.borrow();
@@ -164,11 +166,41 @@ pub(super) fn prove(
     let (found, secs) = watched(py, progress.as_ref(), interval, |control| {
         let t = lock_table(inner);
         with_game!(&position, g => {
-            prove_position(g.geo(), &cfg, g.pos(), &t, control, deadline, verify, threads)
+            prove_position(g.geo(), &cfg, g.pos(), &t, control, deadline, positions, verify, threads)
         })
     })?;
     let o = found?;
     Ok((o.winner, o.line, o.positions, secs, o.checked, o.stopped))
+}
+
+/// The endgame probe (`colorwars.probe`): a move proven to win for the player to move, found
+/// within about `positions` positions of proof search in `table` and `seconds` (None: no
+/// bound), giving up once the proof number of the mover's win reaches `threshold`: (cell or
+/// None, positions, gave up, the moves found not to win). GIL released, Ctrl-C stops it.
+#[pyfunction]
+#[pyo3(signature = (game, table, positions, threshold, seconds=None))]
+pub(super) fn probe(
+    py: Python<'_>,
+    game: &Bound<'_, NativeGame>,
+    table: &Bound<'_, PyProofTable>,
+    positions: u64,
+    threshold: u32,
+    seconds: Option<f64>,
+) -> PyResult<(Option<usize>, u64, bool, Vec<usize>)> {
+    let (position, cfg) = two_player_position(game)?;
+    let table = table.borrow();
+    let inner = &table.inner;
+    let deadline = seconds
+        .filter(|s| s.is_finite())
+        .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+    let (found, _) = watched(py, None, 0.05, |control| {
+        let t = lock_table(inner);
+        with_game!(&position, g => {
+            probe_position(g.geo(), &cfg, g.pos(), &t, control, deadline, positions, threshold)
+        })
+    })?;
+    let o = found?;
+    Ok((o.cell, o.positions, o.gave_up, o.no_win))
 }
 
 /// A move after which the player to move is proven to win, from the proofs in `table` (and a

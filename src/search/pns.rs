@@ -116,6 +116,8 @@ pub struct Prover<'a, B> {
     table: &'a ProofTable,
     control: &'a Control,
     deadline: Option<Instant>,
+    /// The most positions to expand (checked every 1,024 of them): the budget of a probe.
+    budget: u64,
     /// Positions expanded so far.
     pub positions: u64,
     /// Set when the deadline passed or the control was cancelled.
@@ -150,6 +152,7 @@ impl<'a, B: Bits> Prover<'a, B> {
             table,
             control,
             deadline,
+            budget: u64::MAX,
             positions: 0,
             stopped: false,
             cycles: cfg.rules.burst == Burst::Empty,
@@ -160,6 +163,13 @@ impl<'a, B: Bits> Prover<'a, B> {
             abandoned: false,
             filled: 0,
         }
+    }
+
+    /// Stops the search once it has expanded about `positions` positions (a whole multiple
+    /// of 1,024 at the most), the way a deadline stops it.
+    pub fn with_budget(mut self, positions: u64) -> Self {
+        self.budget = positions;
+        self
     }
 
     /// Searches as one thread of `team` (see the module notes).
@@ -263,6 +273,7 @@ impl<'a, B: Bits> Prover<'a, B> {
             .team
             .is_some_and(|t| t.finished.load(Ordering::Relaxed))
             || self.control.cancelled()
+            || self.positions >= self.budget
             || self.deadline.is_some_and(|d| Instant::now() >= d);
         match self.table.get(key).filter(proven) {
             Some(s) if !self.stopped => (s.pn, s.dn),
@@ -309,7 +320,10 @@ impl<'a, B: Bits> Prover<'a, B> {
         if self.positions & 1023 == 0 {
             self.control.add_done(1024);
             self.table.count_filled(std::mem::take(&mut self.filled));
-            if self.control.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            if self.control.cancelled()
+                || self.positions >= self.budget
+                || self.deadline.is_some_and(|d| Instant::now() >= d)
+            {
                 self.stopped = true;
             }
             if let Some(team) = self.team {
@@ -695,7 +709,8 @@ pub const PROVER_STACK: usize = 1 << 28;
 /// Proves who wins `pos` (two players) with `table`, on threads of their own with a deep
 /// stack (`PROVER_STACK`): `threads` searchers share the table (see the module notes; 0 counts
 /// as 1); with `verify`, walks the proof before it counts. `deadline` bounds both. A thread
-/// that cannot be had is `Error::OutOfMemory`.
+/// that cannot be had is `Error::OutOfMemory`. `budget` (None: no bound) stops each searcher
+/// after about that many positions, as the deadline does.
 #[allow(clippy::too_many_arguments)]
 pub fn prove_position<B: Bits>(
     geo: &Geometry<B>,
@@ -704,9 +719,11 @@ pub fn prove_position<B: Bits>(
     table: &ProofTable,
     control: &Control,
     deadline: Option<Instant>,
+    budget: Option<u64>,
     verify: bool,
     threads: usize,
 ) -> Result<ProveOutcome> {
+    let budget = budget.unwrap_or(u64::MAX);
     let threads = threads.clamp(1, MAX_THREADS);
     let sym = Symmetries::new(cfg.width, cfg.height);
     let team = Team::new();
@@ -726,7 +743,9 @@ pub fn prove_position<B: Bits>(
         for i in 1..threads {
             let (sym, team) = (&sym, &team);
             let helper = spawn(i).spawn_scoped(scope, move || {
-                let mut p = Prover::new(geo, cfg, sym, table, control, deadline).with_team(team);
+                let mut p = Prover::new(geo, cfg, sym, table, control, deadline)
+                    .with_budget(budget)
+                    .with_team(team);
                 p.resolve(pos);
                 p.positions
             });
@@ -739,7 +758,7 @@ pub fn prove_position<B: Bits>(
             }
         }
         let main = spawn(0).spawn_scoped(scope, || {
-            let mut p = Prover::new(geo, cfg, &sym, table, control, deadline);
+            let mut p = Prover::new(geo, cfg, &sym, table, control, deadline).with_budget(budget);
             if threads > 1 {
                 p = p.with_team(&team);
             }
@@ -781,6 +800,92 @@ pub fn prove_position<B: Bits>(
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         }
         Ok(outcome)
+    })
+}
+
+/// What `probe_position` found: a move proven to win for the player to move (None where
+/// no win was proven), the positions expanded, whether the search gave up because the
+/// proof number of the mover's win reached its threshold, and (without a win) the moves
+/// through which the search settled that the mover does not win (`no_win`: the opponent's
+/// win, or under `empty` bursts a repetition the opponent can force, counted as no win).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProbeOutcome {
+    pub cell: Option<usize>,
+    pub positions: u64,
+    pub gave_up: bool,
+    pub no_win: Vec<usize>,
+}
+
+/// The endgame probe: looks for a win of the player to move in `pos` (two players) with
+/// `table`, for at most about `budget` positions, and gives up as soon as the proof number
+/// of that win reaches `threshold` (the fewest positions still to prove it: a position far
+/// from a forced win is left at once, where a search for the budget would find nothing).
+/// Runs on a thread of its own with the proof search's deep stack. A thread that cannot be
+/// had is `Error::OutOfMemory`.
+#[allow(clippy::too_many_arguments)]
+pub fn probe_position<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    table: &ProofTable,
+    control: &Control,
+    deadline: Option<Instant>,
+    budget: u64,
+    threshold: u32,
+) -> Result<ProbeOutcome> {
+    let sym = Symmetries::new(cfg.width, cfg.height);
+    std::thread::scope(|scope| {
+        let probe = std::thread::Builder::new()
+            .name("colorwars-probe".into())
+            .stack_size(PROVER_STACK)
+            .spawn_scoped(scope, || {
+                let mut p =
+                    Prover::new(geo, cfg, &sym, table, control, deadline).with_budget(budget);
+                let mover = pos.to_move as usize;
+                p.prove_for(mover);
+                let key = p.key(pos);
+                let (pn, _) = match table.get(key).filter(proven) {
+                    Some(s) => (s.pn, s.dn),
+                    None if pos.winner().is_some() => (INF, 0),
+                    None => {
+                        p.path.clear();
+                        p.root = key;
+                        p.mid(pos, key, threshold.max(2), INF)
+                    }
+                };
+                let won = pn == 0 && !p.stopped;
+                let cell = if won { p.winning_move(pos) } else { None };
+                let mut no_win = Vec::new();
+                if cell.is_none() && pos.winner().is_none() {
+                    // A child settled with its mover (the opponent) winning, in this search
+                    // for the mover's win: no win through that move.
+                    legal_mask(geo, cfg.rules, pos).for_each(|m| {
+                        let child = p.child(pos, m);
+                        let settled = child.winner().is_none()
+                            && table
+                                .get(p.key(&child))
+                                .is_some_and(|s| s.work > 0 && s.pn == 0);
+                        if settled {
+                            no_win.push(m);
+                        }
+                    });
+                }
+                ProbeOutcome {
+                    cell,
+                    positions: p.positions,
+                    gave_up: !p.stopped && pn != 0 && pn != INF && pn >= threshold.max(2),
+                    no_win,
+                }
+            })
+            .map_err(|e| {
+                Error::OutOfMemory(format!(
+                    "a thread with the proof search's {} MiB stack ({e})",
+                    PROVER_STACK >> 20
+                ))
+            })?;
+        Ok(probe
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
     })
 }
 
@@ -914,7 +1019,18 @@ mod tests {
     fn prove_with(cfg: &Config, pos: &Position<u64>, threads: usize, bytes: u64) -> ProveOutcome {
         let geo = Geometry::<u64>::new(cfg.width, cfg.height);
         let table = ProofTable::new(bytes).unwrap();
-        prove_position(&geo, cfg, pos, &table, &Control::new(), None, true, threads).unwrap()
+        prove_position(
+            &geo,
+            cfg,
+            pos,
+            &table,
+            &Control::new(),
+            None,
+            None,
+            true,
+            threads,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -967,13 +1083,13 @@ mod tests {
         let control = Control::new();
         control.cancel();
         let pos = Position::<u64>::start(&cfg);
-        let o = prove_position(&geo, &cfg, &pos, &table, &control, None, false, 2).unwrap();
+        let o = prove_position(&geo, &cfg, &pos, &table, &control, None, None, false, 2).unwrap();
         assert_eq!(o.winner, None);
         assert!(o.stopped && o.line.is_empty());
         // A deadline stops every thread too.
         let control = Control::new();
         let soon = Some(Instant::now() + std::time::Duration::from_millis(50));
-        let o = prove_position(&geo, &cfg, &pos, &table, &control, soon, false, 2).unwrap();
+        let o = prove_position(&geo, &cfg, &pos, &table, &control, soon, None, false, 2).unwrap();
         assert!(o.stopped && o.winner.is_none());
     }
 
@@ -989,5 +1105,71 @@ mod tests {
         let p = Prover::new(&geo, &cfg, &sym, &table, &control, None).prove(&pos);
         assert_eq!(p.winner, None);
         assert!(p.line.is_empty());
+    }
+
+    #[test]
+    fn the_probe_plays_only_proven_wins_and_finds_them_given_room() {
+        // Along random games of small boards of both rule sets: with room (no threshold that
+        // bites, a large budget) the probe finds a win exactly where the mover is proven to
+        // win; with a tight threshold or budget it may find none, but a move it gives always
+        // wins (its child is proven won for the mover in a fresh table).
+        let mut rng = game_rng(5, 0);
+        for rules in [Rules::CLASSIC, Rules::COLORWARS] {
+            for (w, h) in [(3, 3), (2, 4), (4, 2)] {
+                let cfg = Config::new(w, h, 2, rules, 0).unwrap();
+                let geo = Geometry::<u64>::new(w as usize, h as usize);
+                let (roomy, tight) = (
+                    ProofTable::new(1 << 22).unwrap(),
+                    ProofTable::new(1 << 20).unwrap(),
+                );
+                let mut pos = Position::<u64>::start(&cfg);
+                while pos.winner().is_none() {
+                    let control = Control::new();
+                    let mover = pos.to_move as usize;
+                    let truth = prove(&cfg, &pos).winner;
+                    let wide =
+                        probe_position(&geo, &cfg, &pos, &roomy, &control, None, 1 << 40, INF)
+                            .unwrap();
+                    assert_eq!(
+                        wide.cell.is_some(),
+                        truth == Some(mover),
+                        "{w}x{h} {rules:?}"
+                    );
+                    assert!(!wide.gave_up);
+                    let narrow =
+                        probe_position(&geo, &cfg, &pos, &tight, &control, None, 2000, 8).unwrap();
+                    for cell in [wide.cell, narrow.cell].into_iter().flatten() {
+                        let mut child = pos;
+                        play_unchecked(&geo, cfg.rules, 2, &mut child, cell, &mut ());
+                        let won = child.winner() == Some(mover)
+                            || prove(&cfg, &child).winner == Some(mover);
+                        assert!(
+                            won,
+                            "{w}x{h} {rules:?}: the probe's move {cell} does not win"
+                        );
+                    }
+                    assert!(narrow.positions <= 2000 + 1024);
+                    let legal = legal_mask(&geo, cfg.rules, &pos);
+                    let m = legal.nth(rng.random_range(0..legal.count()));
+                    play_unchecked(&geo, cfg.rules, 2, &mut pos, m, &mut ());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_probe_gives_up_at_once_far_from_a_forced_win() {
+        // The opening of 8 x 8 classic: the proof number of the mover's win is the opponent's
+        // replies at the first expansion, so a threshold below it stops the probe there.
+        let cfg = Config::new(8, 8, 2, Rules::CLASSIC, 0).unwrap();
+        let geo = Geometry::<u64>::new(8, 8);
+        let mut pos = Position::<u64>::start(&cfg);
+        play_unchecked(&geo, cfg.rules, 2, &mut pos, 27, &mut ());
+        let table = ProofTable::new(1 << 20).unwrap();
+        let o =
+            probe_position(&geo, &cfg, &pos, &table, &Control::new(), None, 1 << 40, 32).unwrap();
+        assert_eq!(o.cell, None);
+        assert!(o.gave_up);
+        assert!(o.positions < 100, "{} positions", o.positions);
     }
 }

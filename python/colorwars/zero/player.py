@@ -11,7 +11,8 @@ from typing import Any
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars.errors import ConfigError, FileError, GameOverError, InvalidPlayerError
-from colorwars.players import Decision, NativeSpec, native_game
+from colorwars.players import Decision, NativeSpec, _live, native_game
+from colorwars.probe import PROBE_SHARE, Probe
 from colorwars.puct import PUCT, PuctMove
 from colorwars.zero.network import Network, load
 
@@ -21,6 +22,10 @@ MAX_SIDE = 12
 """The longest board side Zero plays (the shipped networks are trained on sides 3 to 10; a
 fully convolutional network reads any size, and 11 and 12 are still close to what it saw)."""
 
+PROBE = 100_000
+"""Zero's endgame probe by default: positions of proof-number search before each search
+(``colorwars.probe``); benchmarks/ai_accuracy.py measured what it gains."""
+
 
 class Zero:
     """The learned player: ``PUCT`` with the network shipped for the game's rules
@@ -29,8 +34,13 @@ class Zero:
     per move, or ``time`` seconds (whichever ends first when both are given); ``batch``
     leaves per network call (virtual loss spreads them); ``temperature`` 0 plays the most
     visited move. With ``time`` alone the simulations are capped only by the tree's memory
-    (``_time_cap``). Two players, boards of sides 2 to ``MAX_SIDE``; anything else is an
-    ``InvalidPlayerError`` saying what no network fits."""
+    (``_time_cap``). ``probe`` positions of proof-number search come first each move
+    (``colorwars.probe``: a proven win is played at once; 0 turns it off; under a ``time``
+    budget the probe takes at most a quarter of it and the search the rest). By default
+    Zero probes ``PROBE`` positions with a budget of simulations, and not under a time
+    budget (docs/learned.md, "The endgame probe", measured both). Two players, boards of
+    sides 2 to ``MAX_SIDE``; anything else is an ``InvalidPlayerError`` saying what no
+    network fits."""
 
     def __init__(
         self,
@@ -43,8 +53,16 @@ class Zero:
         batch: int = 8,
         temperature: float = 0.0,
         reuse: bool = True,
+        probe: int | None = None,
     ) -> None:
         self.time = check.time_budget(time)
+        # None: the probe by default, with a budget of simulations only (under a time
+        # budget its share of the move cost Zero more than it gained on 8 x 8 classic).
+        self.probe_setting = None if probe is None else check.probe(probe)
+        self.probe = self.probe_setting
+        if self.probe is None:
+            self.probe = PROBE if self.time is None else 0
+        self._probe = Probe(self.probe) if self.probe else None
         if simulations is None:  # the default budget: 400, or the time alone
             simulations = 400 if self.time is None else _time_cap(self.time)
         self.simulations = check.simulations(simulations, 1)
@@ -67,9 +85,8 @@ class Zero:
     @property
     def name(self) -> str:
         """``zero(400)`` or ``zero(0.1s)``."""
-        if self.time is not None:
-            return f"zero({self.time:g}s)"
-        return f"zero({self.simulations})"
+        base = f"zero({self.time:g}s)" if self.time is not None else f"zero({self.simulations})"
+        return base + ("" if self.probe_setting is None else f"[probe={self.probe}]")
 
     def __repr__(self) -> str:
         return f"Zero(simulations={self.simulations}, time={self.time}, seed={self.seed})"
@@ -128,20 +145,29 @@ class Zero:
 
     def choose(self, game: Any) -> int:
         """The move Zero plays in ``game``; ``GameOverError`` once the game is won."""
-        with self._lock:
-            return self._searcher(game).choose(game)
+        return self.search(game).cell
 
     def search(self, game: Any) -> Decision:
-        """``choose`` with the work done (simulations) and its seconds."""
+        """``choose`` with the work done (the search's simulations; the probe's positions
+        when the probe proved the move) and its seconds."""
         start = _time.perf_counter()
         with self._lock:
-            searcher = self._searcher(game)
+            searcher = self._searcher(game)  # InvalidPlayerError before any work
+            _live(game)  # GameOverError once the game is won
+            left = self.time
+            if self._probe is not None:
+                share = None if self.time is None else self.time * PROBE_SHARE
+                cell = self._probe.winning_move(game, share)
+                if cell is not None:
+                    return Decision(cell, self._probe.last.positions, _time.perf_counter() - start)
+                if self.time is not None:
+                    left = max(self.time - (_time.perf_counter() - start), 0.1 * self.time)
             with searcher._lock:
-                tree = searcher._searched(game)
-                cell = tree.pick(0, searcher.temperature)
+                tree = searcher._searched(game, left)
+                picked = tree.pick(0, searcher.temperature)
                 _, done = tree.stats(0)
-        assert cell is not None
-        return Decision(cell, done, _time.perf_counter() - start)
+        assert picked is not None
+        return Decision(picked, done, _time.perf_counter() - start)
 
     def analyse(self, game: Any) -> list[PuctMove]:
         """Every legal move with the search's statistics (``PUCT.analyse``)."""

@@ -1,0 +1,130 @@
+"""The endgame probe: a short proof-number search before a player's own search.
+
+Near the end of a game proof-number search often settles a position in a few thousand
+positions, where a heuristic search can still pick a move that loses. A player with a probe
+first looks for a proven win of the player to move (one proof table per board, kept across
+the player's moves, so what one move proved the next one reads): at most ``positions``
+positions, and it gives up at once where the proof number of that win reaches a threshold
+(the proof would need at least that many more positions: the position is far from a forced
+win, as it is all through the opening and middle game of a big board; the threshold shrinks
+with the board, ``threshold_for``). A proven win is played at once; anything else is left to
+the player's own search. So the probe is cheap where it cannot help (about 1,500 positions
+a move on 8 x 8 classic) and exact where it can.
+
+>>> import colorwars
+>>> from colorwars.probe import Probe
+>>> g = colorwars.Game.from_text("3x3 classic 2 ..1b/1a.1a/.1b. a ab - 4")
+>>> probe = Probe(positions=20_000)
+>>> g.cell_name(probe.winning_move(g))
+'a1'
+>>> probe.last.proven, probe.last.positions < 20_000
+(True, True)
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, NamedTuple
+
+from colorwars import _core
+from colorwars import _validate as check
+from colorwars.errors import InvalidPlayerError
+from colorwars.rules import Rules
+
+__all__ = ["PROBE_REACH", "PROBE_SHARE", "PROBE_TABLE", "Probe", "ProbeResult", "threshold_for"]
+
+#: Where a probe gives up, by default: the proof number of the mover's win reaching
+#: ``PROBE_REACH / cells**2`` (at least 16): 256 on 8 x 8, 1,677 on 5 x 5, 7,281 on 3 x 4.
+#: A position of proof search costs about ``cells`` moves played, each a cascade over the
+#: board, so a big board gets a short probe and a small one a long probe for about the same
+#: time (docs/learned.md measured fixed thresholds from 32 to none).
+PROBE_REACH = 1 << 20
+
+
+def threshold_for(cells: int) -> int:
+    """The default threshold of a probe on a board of ``cells`` cells."""
+    return max(16, PROBE_REACH // (cells * cells))
+
+
+#: The most of a timed move a probe takes (the player's own search has the rest): early in
+#: a game on a big board the probe proves nothing, and each position of proof search costs
+#: about what a few of alpha-beta's do.
+PROBE_SHARE = 0.25
+
+#: The proof table of a probe, per board it probes, in bytes.
+PROBE_TABLE = 32 << 20
+
+
+def _native_of(game: Any) -> _core.NativeGame:
+    from colorwars.players import native_game  # players imports this module
+
+    return native_game(game)
+
+
+class ProbeResult(NamedTuple):
+    """What the last probe did: the ``cell`` of a proven win for the player to move (None
+    where none was proven), whether a win was proven (``proven``), the ``positions``
+    searched, and whether it gave up at its threshold (``gave_up``)."""
+
+    cell: int | None
+    proven: bool
+    positions: int
+    gave_up: bool = False
+
+
+class Probe:
+    """A search for a proven win of the player to move: at most ``positions`` positions
+    (checked every 1,024, so the last batch may run over), giving up where the proof number
+    of the win reaches ``threshold``, in a table of ``memory`` bytes per board, kept across
+    calls (``threshold`` None: ``threshold_for`` the board). ``winning_move(game)`` is the
+    cell of a proven win, or None. Two-player games
+    only; with more players it proves nothing and costs nothing. Ctrl-C stops it.
+    Thread-safe."""
+
+    def __init__(
+        self, positions: int, memory: int = PROBE_TABLE, threshold: int | None = None
+    ) -> None:
+        self.positions = check.probe(positions)
+        self.memory = int(check.number(memory, "memory", 1 << 16, 1 << 40, InvalidPlayerError))
+        self.threshold = (
+            None
+            if threshold is None
+            else check.whole(threshold, "probe threshold", 2, 1 << 30, InvalidPlayerError)
+        )
+        self._tables: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self.last = ProbeResult(None, False, 0)
+
+    def __repr__(self) -> str:
+        return f"Probe(positions={self.positions})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (a player sent to a Ray worker) without its tables: they are rebuilt."""
+        return {"positions": self.positions, "memory": self.memory, "threshold": self.threshold}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["positions"], state["memory"], state["threshold"])  # type: ignore[misc]
+
+    def _table(self, native: _core.NativeGame) -> Any:
+        key = f"{native.width}x{native.height} {Rules(native.opening, native.burst).name}"
+        table = self._tables.get(key)
+        if table is None:
+            table = _core.ProofTable(self.memory)
+            self._tables[key] = table
+        return table
+
+    def winning_move(self, game: Any, seconds: float | None = None) -> int | None:
+        """A move proven to win for the player to move in ``game`` (a ``colorwars.Game``, a
+        reference game or a native one), or None (no win proven within the budget or the
+        threshold, more than two players, or the budget 0).
+        ``seconds`` bounds the probe's time as well."""
+        native = game if isinstance(game, _core.NativeGame) else _native_of(game)
+        if self.positions == 0 or native.players != 2 or native.winner is not None:
+            self.last = ProbeResult(None, False, 0)
+            return None
+        with self._lock:
+            table = self._table(native)
+            threshold = self.threshold or threshold_for(native.width * native.height)
+            cell, work, gave_up, _ = _core.probe(native, table, self.positions, threshold, seconds)
+        self.last = ProbeResult(cell, cell is not None, int(work), gave_up)
+        return cell
