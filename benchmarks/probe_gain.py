@@ -47,6 +47,7 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="2 games a match at 0.01 s")
+    parser.add_argument("--no-write", action="store_true", help="print only (the tests' run)")
     args = parser.parse_args()
     games, seconds = (2, 0.01) if args.quick else (args.games, args.time)
     figures: dict[str, object] = {"time": seconds, "games": games, "probe": args.probe}
@@ -64,7 +65,8 @@ def main() -> None:
             print(f"{size} {rules}: {player} with a probe of {args.probe:,} scores "
                   f"{won:g}/{games} = {won / games:.1%} (95% {lo:.1%} - {hi:.1%}) against "
                   f"itself without, {seconds:g} s a move, {took:.0f} s", flush=True)  # fmt: skip
-    write_results("probe_gain", figures, args.quick)
+    if not args.no_write:
+        write_results("probe_gain", figures, args.quick)
 
 
 if __name__ == "__main__":

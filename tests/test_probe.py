@@ -161,3 +161,21 @@ def test_zero_probes_by_default_with_simulations_and_not_with_time() -> None:
     assert with_time(parse_player("zero:probe=500"), 0.1).probe == 500
     assert Zero().name == "zero(400)"
     assert Zero(probe=0).name == "zero(400)[probe=0]"
+
+
+def test_the_match_benchmark_runs() -> None:
+    """benchmarks/probe_gain.py (each player with its probe against itself without)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parent.parent / "benchmarks" / "probe_gain.py"
+    if not script.exists():
+        pytest.skip("the benchmarks are not in this copy of the suite (the wheel's test)")
+    out = subprocess.run(
+        [sys.executable, str(script), "--quick", "--no-write", "--boards", "4x4:classic",
+         "--players", "learned,zero", "--processes", "1"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout  # fmt: skip
+    assert "4x4 classic: learned with a probe of 100,000 scores" in out
+    assert "4x4 classic: zero with a probe of 100,000 scores" in out
