@@ -13,6 +13,7 @@ from colorwars.ai import Zero
 from colorwars.errors import GameOverError, InvalidPlayerError
 from colorwars.players import MCTS, AlphaBeta, native_game, parse_player
 from colorwars.probe import Probe
+from colorwars.zero.player import PROBE
 
 # 3 x 3 classic, a to move with orbs on a2 and c2, b's on c1 and b3: a1 is a's only winning
 # move, a cascade deeper than depth-3 alpha-beta sees (it plays c3); the proof takes about
@@ -54,8 +55,34 @@ def test_the_budget_stops_the_probe() -> None:
     assert probe.winning_move(g) is None
     assert not probe.last.proven
     assert probe.last.positions <= 1024
-    # the same probe, given room, finds it (its table kept what the first call proved)
     assert Probe(positions=100_000).winning_move(g) in winning_moves(POSITION)
+
+
+def test_the_probe_keeps_its_table_between_calls() -> None:
+    """One table per board, kept: the second probe of a position reads the first one's
+    proof instead of searching it again."""
+    g = colorwars.Game.from_text(POSITION)
+    probe = Probe(positions=100_000)
+    first = probe.search(g)
+    second = probe.search(g)
+    assert first.cell == second.cell
+    assert first.cell in winning_moves(POSITION)
+    assert second.positions < first.positions
+
+
+def test_the_threshold_makes_the_probe_give_up_far_from_a_win() -> None:
+    """The opening of 8 x 8 classic: far from any forced win, the probe gives up at once
+    (threshold_for(64) = 256) instead of spending its budget."""
+    from colorwars.probe import threshold_for
+
+    assert threshold_for(64) == 256
+    assert threshold_for(9) > threshold_for(25) > threshold_for(100) >= 16
+    g = colorwars.Game(8, 8, rules="classic")
+    g.play(g.cell("d4"))
+    found = Probe(positions=1_000_000).search(g)
+    assert found.cell is None
+    assert found.gave_up
+    assert found.positions < 5000
 
 
 def test_a_lost_position_and_other_games_give_nothing() -> None:
@@ -85,8 +112,9 @@ def test_bad_probe_budgets_are_refused(bad: object) -> None:
 
 @pytest.mark.parametrize(
     "player",
-    [AlphaBeta(depth=3, probe=50_000), MCTS(simulations=50, probe=50_000),
-     Zero(simulations=8, probe=50_000)],
+    # (budgets no other test uses: players of one budget share one probe and its table)
+    [AlphaBeta(depth=3, probe=50_001), MCTS(simulations=50, probe=50_002),
+     Zero(simulations=8, probe=50_003)],
 )  # fmt: skip
 def test_players_with_a_probe_play_the_proven_win(player: object) -> None:
     g = colorwars.Game.from_text(POSITION)
@@ -159,8 +187,6 @@ def test_zero_probes_by_default_with_simulations_and_not_with_time() -> None:
     assert Zero(time=0.1, probe=500).probe == 500
     assert with_time(parse_player("zero"), 0.1).probe == 0
     assert with_time(parse_player("zero:probe=500"), 0.1).probe == 500
-    assert Zero().name == "zero(400)"
-    assert Zero(probe=0).name == "zero(400)[probe=0]"
 
 
 def test_the_match_benchmark_runs() -> None:
@@ -179,3 +205,49 @@ def test_the_match_benchmark_runs() -> None:
     ).stdout  # fmt: skip
     assert "4x4 classic: learned with a probe of 100,000 scores" in out
     assert "4x4 classic: zero with a probe of 100,000 scores" in out
+
+
+def test_a_match_with_a_probing_player_plays_different_games() -> None:
+    """A player with a probe is played move by move: each game gives it a seed of its own,
+    as the engine's matches do, so the games are not one game repeated."""
+    result = colorwars.ai.match(
+        ["mcts:simulations=50:probe=100", "mcts:simulations=50"], 6, 4, 4, rules="classic"
+    )
+    assert len(set(zip(result["plies"].tolist(), result["winners"].tolist(), strict=True))) > 1
+
+
+def test_a_probing_player_is_checked_before_the_games() -> None:
+    """Alpha-beta plays two players: refused before any game, probe or not (as the
+    terminal's setup checks its seats)."""
+    for name in ("alphabeta", "alphabeta:probe=10"):
+        with pytest.raises(InvalidPlayerError, match="two-player"):
+            colorwars.ai.match([name, "random", "random"], 0, 4, 4, rules="classic")
+
+
+def test_players_with_one_budget_share_one_probe() -> None:
+    """A player rebuilt for every move (a new seed) keeps what its probes proved."""
+    from colorwars.probe import shared
+
+    assert shared(123) is shared(123)
+    g = colorwars.Game.from_text(POSITION)
+    AlphaBeta(depth=2, probe=123_456).choose(g)
+    again = AlphaBeta(depth=2, probe=123_456, seed=9).search(g)
+    assert again.cell in winning_moves(POSITION)
+    assert again.work < 1024  # read from the shared table, not searched again
+
+
+def test_zeros_names_say_when_it_probes_other_than_by_default() -> None:
+    assert Zero().name == Zero(probe=PROBE).name == "zero(400)"
+    assert Zero(probe=0).name == "zero(400)[probe=0]"
+    assert Zero(time=0.1).name == Zero(time=0.1, probe=0).name == "zero(0.1s)"
+    assert Zero(time=0.1, probe=500).name == "zero(0.1s)[probe=500]"
+    assert "probe=100000" in repr(Zero())
+
+
+def test_the_web_keeps_a_seats_probe() -> None:
+    pytest.importorskip("starlette")
+    from colorwars.web.store import ai_player
+
+    g = colorwars.Game(4, 4, rules="classic")
+    assert ai_player("alphabeta:probe=500", g, 0, 1.0).probe == 500
+    assert ai_player("mcts:probe=500", g, 0, 1.0).probe == 500

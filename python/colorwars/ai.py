@@ -13,8 +13,8 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,7 @@ from colorwars.players import (
     NativeSpec,
     Player,
     Random,
+    _Base,
     parse_player,
     seat_players,
 )
@@ -126,7 +127,11 @@ def match(
     check.memory(games * GAME_BYTES, f"a match of {games:,} games")
     config = check.config(width, height, len(players), r)
     if not all(_is_native(p) for p in players):
-        return _python_match(players, games, width, height, r, first_move, max_plies)
+        # The engine checks every seat it can (a player with a probe: its own search) before
+        # the games, as it does a native match's.
+        specs = [p._spec() if isinstance(p, _Base) else NativeSpec("random") for p in players]
+        _core.play_match(config, specs, 0, seed)
+        return _python_match(players, games, width, height, r, first_move, max_plies, seed)
     result: dict[str, Any] = _core.play_match(
         config, [p.native_spec() for p in players], games, seed, first_move=first_move,
         max_plies=max_plies, threads=threads,
@@ -137,9 +142,11 @@ def match(
 
 def _python_match(
     players: list[Player], games: int, width: int, height: int, rules: Rules,
-    first_move: int | None, max_plies: int | None,
+    first_move: int | None, max_plies: int | None, seed: int = 0,
 ) -> dict[str, Any]:  # fmt: skip
-    """``match`` played move by move in Python (a player outside the engine)."""
+    """``match`` played move by move in Python (a player outside the engine). A seeded
+    player of the engine's (one with a probe) gets a seed of its own in each game, from
+    ``seed`` and the game, so that the games differ as a native match's do."""
     import time
 
     from colorwars.game import Game
@@ -153,7 +160,10 @@ def _python_match(
         game = Game(width, height, len(players), rules)
         if first_move is not None:
             game.play(first_move)
-        played = play_game(players, game, max_plies)
+        salt = (seed + (i + 1) * 0x9E3779B97F4A7C15) % 2**64
+        seats = [replace(cast(Any, p), seed=p.seed ^ salt) if isinstance(p, _Base) else p
+                 for p in players]  # fmt: skip
+        played = play_game(seats, game, max_plies)
         row = (played.winner, played.plies, played.waves, played.longest_cascade,
                played.first_move)  # fmt: skip
         for key, value in zip(columns, row, strict=True):

@@ -56,7 +56,7 @@ from colorwars.errors import (
     SearchLimitError,
 )
 from colorwars.game import Game
-from colorwars.players import Decision, _live, native_game, parse_player
+from colorwars.players import Decision, _Base, _live, native_game, parse_player
 
 __all__ = [
     "MAX_LINE",
@@ -349,6 +349,8 @@ def _decide(player: Any, game: Game, stop: _StopFlag) -> Decision:
     except InvalidPlayerError:
         spec = None
     if spec is None:
+        if isinstance(player, _Base):  # one with a probe: its own search stops on ``stop``
+            return player.search(game, stop)
         if hasattr(player, "search"):
             decision: Decision = player.search(game)
             return decision

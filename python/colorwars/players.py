@@ -29,7 +29,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars._deprecation import renamed
 from colorwars.errors import GameOverError, InvalidPlayerError
-from colorwars.probe import PROBE_SHARE, Probe
+from colorwars.probe import PROBE_SHARE, shared
 
 __all__ = [
     "MCTS",
@@ -164,32 +164,28 @@ class _Base:
             )
         return self._spec()
 
-    def search(self, game: Any) -> Decision:
+    def search(self, game: Any, stop: Any = None) -> Decision:
         """The move this player makes in ``game``, with the work it did (deterministic for
         its seed and budget, except under a time budget). With a ``probe``, a proven win
-        found by the probe is played at once (its work is the probe's positions), and under
-        a time budget the probe takes at most a quarter of it (``probe.PROBE_SHARE``).
-        Raises ``GameOverError`` once the game is won; Ctrl-C stops a long search."""
+        found by the probe (``probe.shared``: one per budget) is played at once (its work is
+        the probe's positions), and under a time budget the probe takes at most a quarter of
+        it (``probe.PROBE_SHARE``). ``stop`` (anything with ``is_set()``) ends the search
+        early with its best move. Raises ``GameOverError`` once the game is won; Ctrl-C stops
+        a long search."""
         native = _live(game)
         start = time.perf_counter()
         spec = self._spec()
-        prober = getattr(self, "_prober", None)
-        if prober is not None:
+        probe = getattr(self, "probe", 0)
+        if probe:
             share = None if spec.seconds is None else spec.seconds * PROBE_SHARE
-            cell = prober.winning_move(native, share)
-            if cell is not None:
-                return Decision(cell, prober.last.positions, time.perf_counter() - start)
+            found = shared(probe).search(native, share)
+            if found.cell is not None:
+                return Decision(found.cell, found.positions, time.perf_counter() - start)
             if spec.seconds is not None:
                 left = spec.seconds - (time.perf_counter() - start)
                 spec = dataclasses.replace(spec, seconds=max(left, 0.1 * spec.seconds))
-        cell, work = _core.ai_choose(native, spec, self.seed)
+        cell, work = _core.ai_choose(native, spec, self.seed, stop)
         return Decision(cell, work, time.perf_counter() - start)
-
-    def _keep_probe(self) -> None:
-        """Checks ``probe`` and gives the player its prober (kept across its moves)."""
-        probe = check.probe(getattr(self, "probe", 0))
-        self._keep("probe", probe)
-        object.__setattr__(self, "_prober", Probe(probe) if probe else None)
 
     def choose(self, game: Any) -> int:
         """The move this player makes in ``game``: ``search(game).cell``."""
@@ -301,7 +297,7 @@ class MCTS(_Base):
         self._keep(
             "cutoff", check.whole(self.cutoff, "cutoff", 0, check.MAX_CUTOFF, InvalidPlayerError)
         )
-        self._keep_probe()
+        self._keep("probe", check.probe(self.probe))
 
     @property
     def name(self) -> str:
@@ -374,7 +370,7 @@ class AlphaBeta(_Base):
             )  # fmt: skip
         if self.weights is not None:
             self._keep("weights", check.evaluation_weights(self.weights))
-        self._keep_probe()
+        self._keep("probe", check.probe(self.probe))
 
     @property
     def name(self) -> str:

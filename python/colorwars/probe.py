@@ -31,7 +31,10 @@ from colorwars import _validate as check
 from colorwars.errors import InvalidPlayerError
 from colorwars.rules import Rules
 
-__all__ = ["PROBE_REACH", "PROBE_SHARE", "PROBE_TABLE", "Probe", "ProbeResult", "threshold_for"]
+__all__ = [
+    "BOARDS", "PROBE_REACH", "PROBE_SHARE", "PROBE_TABLE", "SHARED", "Probe", "ProbeResult",
+    "shared", "threshold_for",
+]  # fmt: skip
 
 #: Where a probe gives up, by default: the proof number of the mover's win reaching
 #: ``PROBE_REACH / cells**2`` (at least 16): 256 on 8 x 8, 1,677 on 5 x 5, 7,281 on 3 x 4.
@@ -53,6 +56,9 @@ PROBE_SHARE = 0.25
 
 #: The proof table of a probe, per board it probes, in bytes.
 PROBE_TABLE = 32 << 20
+#: The boards a probe keeps a table for (the most recently probed), and the budgets whose
+#: probe ``shared`` keeps: at most ``BOARDS * SHARED * PROBE_TABLE`` bytes in all.
+BOARDS, SHARED = 4, 4
 
 
 def _native_of(game: Any) -> _core.NativeGame:
@@ -76,8 +82,8 @@ class Probe:
     """A search for a proven win of the player to move: at most ``positions`` positions
     (checked every 1,024, so the last batch may run over), giving up where the proof number
     of the win reaches ``threshold``, in a table of ``memory`` bytes per board, kept across
-    calls (``threshold`` None: ``threshold_for`` the board). ``winning_move(game)`` is the
-    cell of a proven win, or None. Two-player games
+    calls (``threshold`` None: ``threshold_for`` the board). ``search(game)`` says what it
+    found; ``winning_move(game)`` is the cell of a proven win, or None. Two-player games
     only; with more players it proves nothing and costs nothing. Ctrl-C stops it.
     Thread-safe."""
 
@@ -106,25 +112,55 @@ class Probe:
         self.__init__(state["positions"], state["memory"], state["threshold"])  # type: ignore[misc]
 
     def _table(self, native: _core.NativeGame) -> Any:
+        """The board's table; the ``BOARDS`` most recently probed boards keep theirs."""
         key = f"{native.width}x{native.height} {Rules(native.opening, native.burst).name}"
-        table = self._tables.get(key)
+        table = self._tables.pop(key, None)
         if table is None:
             table = _core.ProofTable(self.memory)
-            self._tables[key] = table
+            while len(self._tables) >= BOARDS:
+                self._tables.pop(next(iter(self._tables)))
+        self._tables[key] = table  # last: the most recent
         return table
 
-    def winning_move(self, game: Any, seconds: float | None = None) -> int | None:
-        """A move proven to win for the player to move in ``game`` (a ``colorwars.Game``, a
-        reference game or a native one), or None (no win proven within the budget or the
-        threshold, more than two players, or the budget 0).
+    def search(self, game: Any, seconds: float | None = None) -> ProbeResult:
+        """What a probe of ``game`` (a ``colorwars.Game``, a reference game or a native one)
+        found: the ``cell`` of a win proven for the player to move, or None (no win proven
+        within the budget or the threshold, more than two players, or the budget 0).
         ``seconds`` bounds the probe's time as well."""
         native = game if isinstance(game, _core.NativeGame) else _native_of(game)
         if self.positions == 0 or native.players != 2 or native.winner is not None:
-            self.last = ProbeResult(None, False, 0)
-            return None
-        with self._lock:
-            table = self._table(native)
-            threshold = self.threshold or threshold_for(native.width * native.height)
-            cell, work, gave_up, _ = _core.probe(native, table, self.positions, threshold, seconds)
-        self.last = ProbeResult(cell, cell is not None, int(work), gave_up)
-        return cell
+            found = ProbeResult(None, False, 0)
+        else:
+            with self._lock:
+                table = self._table(native)
+                threshold = self.threshold or threshold_for(native.width * native.height)
+                cell, work, gave_up, _ = _core.probe(
+                    native, table, self.positions, threshold, seconds
+                )
+            found = ProbeResult(cell, cell is not None, int(work), gave_up)
+        self.last = found
+        return found
+
+    def winning_move(self, game: Any, seconds: float | None = None) -> int | None:
+        """The cell of a win proven for the player to move in ``game``, or None (``search``)."""
+        return self.search(game, seconds).cell
+
+
+_shared: dict[int, Probe] = {}
+_shared_lock = threading.Lock()
+
+
+def shared(positions: int) -> Probe:
+    """The probe of ``positions`` positions that every player with that budget uses: the
+    proofs one found serve the others (a proof is the position's, whoever asks), and a
+    player rebuilt for each move (a new seed, a new budget) keeps what its probes proved.
+    At most ``SHARED`` budgets are kept."""
+    positions = check.probe(positions)
+    with _shared_lock:
+        probe = _shared.pop(positions, None)
+        if probe is None:
+            probe = Probe(positions)
+            while len(_shared) >= SHARED:
+                _shared.pop(next(iter(_shared)))
+        _shared[positions] = probe  # last: the most recent
+        return probe

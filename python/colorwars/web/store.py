@@ -183,7 +183,7 @@ def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
         asked = player.simulations or (MAX_SIMULATIONS if player.time else 0)
         n = check.whole(asked, "simulations", 1, MAX_SIMULATIONS, InvalidPlayerError)
         budget = seconds if player.time is None else min(seconds, player.time)
-        return MCTS(simulations=n, time=budget, seed=seed)
+        return MCTS(simulations=n, time=budget, seed=seed, probe=player.probe)
     if isinstance(player, AlphaBeta):
         # A depth is bounded here; a time (``alphabeta:time=1``) bounds itself.
         depth = (
@@ -199,8 +199,9 @@ def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
         budget = seconds if player.time is None else min(seconds, player.time)
         # whichever comes first, with the evaluation asked for (``learned:time=1``)
         return AlphaBeta(
-            depth=depth, time=budget, seed=seed, eval=player.eval, weights=player.weights
-        )
+            depth=depth, time=budget, seed=seed, eval=player.eval, weights=player.weights,
+            probe=player.probe,
+        )  # fmt: skip
     if isinstance(player, Random | Greedy):
         return Random(seed=seed) if isinstance(player, Random) else Greedy(seed=seed)
     raise InvalidPlayerError(

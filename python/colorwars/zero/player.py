@@ -12,7 +12,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars.errors import ConfigError, FileError, GameOverError, InvalidPlayerError
 from colorwars.players import Decision, NativeSpec, _live, native_game
-from colorwars.probe import PROBE_SHARE, Probe
+from colorwars.probe import PROBE_SHARE, shared
 from colorwars.puct import PUCT, PuctMove
 from colorwars.zero.network import Network, load
 
@@ -59,10 +59,8 @@ class Zero:
         # None: the probe by default, with a budget of simulations only (under a time
         # budget its share of the move cost Zero more than it gained on 8 x 8 classic).
         self.probe_setting = None if probe is None else check.probe(probe)
-        self.probe = self.probe_setting
-        if self.probe is None:
-            self.probe = PROBE if self.time is None else 0
-        self._probe = Probe(self.probe) if self.probe else None
+        default = PROBE if self.time is None else 0
+        self.probe: int = default if self.probe_setting is None else self.probe_setting
         if simulations is None:  # the default budget: 400, or the time alone
             simulations = 400 if self.time is None else _time_cap(self.time)
         self.simulations = check.simulations(simulations, 1)
@@ -86,10 +84,14 @@ class Zero:
     def name(self) -> str:
         """``zero(400)`` or ``zero(0.1s)``."""
         base = f"zero({self.time:g}s)" if self.time is not None else f"zero({self.simulations})"
-        return base + ("" if self.probe_setting is None else f"[probe={self.probe}]")
+        default = PROBE if self.time is None else 0
+        return base + ("" if self.probe == default else f"[probe={self.probe}]")
 
     def __repr__(self) -> str:
-        return f"Zero(simulations={self.simulations}, time={self.time}, seed={self.seed})"
+        return (
+            f"Zero(simulations={self.simulations}, time={self.time}, seed={self.seed}, "
+            f"probe={self.probe})"
+        )
 
     def native_spec(self) -> NativeSpec:
         raise InvalidPlayerError(
@@ -155,11 +157,11 @@ class Zero:
             searcher = self._searcher(game)  # InvalidPlayerError before any work
             _live(game)  # GameOverError once the game is won
             left = self.time
-            if self._probe is not None:
+            if self.probe:
                 share = None if self.time is None else self.time * PROBE_SHARE
-                cell = self._probe.winning_move(game, share)
-                if cell is not None:
-                    return Decision(cell, self._probe.last.positions, _time.perf_counter() - start)
+                found = shared(self.probe).search(game, share)
+                if found.cell is not None:
+                    return Decision(found.cell, found.positions, _time.perf_counter() - start)
                 if self.time is not None:
                     left = max(self.time - (_time.perf_counter() - start), 0.1 * self.time)
             with searcher._lock:
