@@ -34,6 +34,7 @@ import colorwars
 from colorwars import _core
 from colorwars.ai import Zero
 from colorwars.players import MCTS, AlphaBeta, Greedy, Random, native_game
+from colorwars.probe import forget
 from colorwars.statistics import wilson_interval
 from colorwars.zero.player import PROBE
 
@@ -177,6 +178,7 @@ def main() -> None:
     row("| player | board | winning move picked | 95% interval | ms per move |")
     row("|---|---|---|---|---|")
     for label, player in players:
+        forget()  # each player's probe starts from an empty table
         totals = {"up to 3x4": [0, 0, 0.0], "all": [0, 0, 0.0]}
         for (w, h, rules), items in positions.items():
             hits = 0

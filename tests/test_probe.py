@@ -251,3 +251,11 @@ def test_the_web_keeps_a_seats_probe() -> None:
     g = colorwars.Game(4, 4, rules="classic")
     assert ai_player("alphabeta:probe=500", g, 0, 1.0).probe == 500
     assert ai_player("mcts:probe=500", g, 0, 1.0).probe == 500
+
+
+def test_forget_drops_the_shared_probes() -> None:
+    from colorwars.probe import forget, shared
+
+    before = shared(777)
+    forget()
+    assert shared(777) is not before

@@ -33,7 +33,7 @@ from colorwars.rules import Rules
 
 __all__ = [
     "BOARDS", "PROBE_REACH", "PROBE_SHARE", "PROBE_TABLE", "SHARED", "Probe", "ProbeResult",
-    "shared", "threshold_for",
+    "forget", "shared", "threshold_for",
 ]  # fmt: skip
 
 #: Where a probe gives up, by default: the proof number of the mover's win reaching
@@ -164,3 +164,10 @@ def shared(positions: int) -> Probe:
                 _shared.pop(next(iter(_shared)))
         _shared[positions] = probe  # last: the most recent
         return probe
+
+
+def forget() -> None:
+    """Drops the shared probes and their tables (the memory, and what they proved): the
+    next player with a probe starts from nothing, as a benchmark's players should."""
+    with _shared_lock:
+        _shared.clear()
