@@ -134,9 +134,7 @@ class Probe:
             with self._lock:
                 table = self._table(native)
                 threshold = self.threshold or threshold_for(native.width * native.height)
-                cell, work, gave_up, _ = _core.probe(
-                    native, table, self.positions, threshold, seconds
-                )
+                cell, work, gave_up = _core.probe(native, table, self.positions, threshold, seconds)
             found = ProbeResult(cell, cell is not None, int(work), gave_up)
         self.last = found
         return found

@@ -176,7 +176,7 @@ pub(super) fn prove(
 /// The endgame probe (`colorwars.probe`): a move proven to win for the player to move, found
 /// within about `positions` positions of proof search in `table` and `seconds` (None: no
 /// bound), giving up once the proof number of the mover's win reaches `threshold`: (cell or
-/// None, positions, gave up, the moves found not to win). GIL released, Ctrl-C stops it.
+/// None, positions, gave up). GIL released, Ctrl-C stops it.
 #[pyfunction]
 #[pyo3(signature = (game, table, positions, threshold, seconds=None))]
 pub(super) fn probe(
@@ -186,7 +186,7 @@ pub(super) fn probe(
     positions: u64,
     threshold: u32,
     seconds: Option<f64>,
-) -> PyResult<(Option<usize>, u64, bool, Vec<usize>)> {
+) -> PyResult<(Option<usize>, u64, bool)> {
     let (position, cfg) = two_player_position(game)?;
     let table = table.borrow();
     let inner = &table.inner;
@@ -200,7 +200,7 @@ pub(super) fn probe(
         })
     })?;
     let o = found?;
-    Ok((o.cell, o.positions, o.gave_up, o.no_win))
+    Ok((o.cell, o.positions, o.gave_up))
 }
 
 /// A move after which the player to move is proven to win, from the proofs in `table` (and a

@@ -804,16 +804,13 @@ pub fn prove_position<B: Bits>(
 }
 
 /// What `probe_position` found: a move proven to win for the player to move (None where
-/// no win was proven), the positions expanded, whether the search gave up because the
-/// proof number of the mover's win reached its threshold, and (without a win) the moves
-/// through which the search settled that the mover does not win (`no_win`: the opponent's
-/// win, or under `empty` bursts a repetition the opponent can force, counted as no win).
+/// no win was proven), the positions expanded, and whether the search gave up because the
+/// proof number of the mover's win reached its threshold.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProbeOutcome {
     pub cell: Option<usize>,
     pub positions: u64,
     pub gave_up: bool,
-    pub no_win: Vec<usize>,
 }
 
 /// The endgame probe: looks for a win of the player to move in `pos` (two players) with
@@ -855,26 +852,10 @@ pub fn probe_position<B: Bits>(
                 };
                 let won = pn == 0 && !p.stopped;
                 let cell = if won { p.winning_move(pos) } else { None };
-                let mut no_win = Vec::new();
-                if cell.is_none() && pos.winner().is_none() {
-                    // A child settled with its mover (the opponent) winning, in this search
-                    // for the mover's win: no win through that move.
-                    legal_mask(geo, cfg.rules, pos).for_each(|m| {
-                        let child = p.child(pos, m);
-                        let settled = child.winner().is_none()
-                            && table
-                                .get(p.key(&child))
-                                .is_some_and(|s| s.work > 0 && s.pn == 0);
-                        if settled {
-                            no_win.push(m);
-                        }
-                    });
-                }
                 ProbeOutcome {
                     cell,
                     positions: p.positions,
                     gave_up: !p.stopped && pn != 0 && pn != INF && pn >= threshold.max(2),
-                    no_win,
                 }
             })
             .map_err(|e| {
