@@ -81,3 +81,13 @@ def write_results(name: str, figures: dict[str, Any], quick: bool, **versions: s
     atomic_write(path, json.dumps(data, indent=2, sort_keys=True) + "\n", "benchmark results")
     print(f"\nfigures written to {os.path.relpath(path)}", file=sys.stderr)
     return path
+
+
+def score_figures(key: str, points: float, games: int, seconds: float) -> dict[str, float]:
+    """A match's figures under ``key``: the score (points / games), its 95% Wilson interval
+    (``low``, ``high``) and the match's ``seconds``."""
+    from colorwars.statistics import wilson_interval
+
+    low, high = wilson_interval(round(points), games)
+    return {f"{key}:score": points / games, f"{key}:low": low, f"{key}:high": high,
+            f"{key}:seconds": seconds}  # fmt: skip

@@ -17,9 +17,8 @@ import argparse
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from _results import write_results
+from _results import score_figures, write_results
 from colorwars.ai import ladder
-from colorwars.statistics import wilson_interval
 from colorwars.zero.player import PROBE
 
 
@@ -56,12 +55,10 @@ def main() -> None:
     with ProcessPoolExecutor(args.processes) as pool:
         for board, player, won, took in pool.map(play, jobs):
             size, _, rules = board.partition(":")
-            lo, hi = wilson_interval(round(won), games)
             key = f"{size}_{rules}:{player}"
-            figures[f"{key}:score"] = won / games
-            figures[f"{key}:low"] = lo
-            figures[f"{key}:high"] = hi
-            figures[f"{key}:seconds"] = took
+            scores = score_figures(key, won, games, took)
+            figures.update(scores)
+            lo, hi = scores[f"{key}:low"], scores[f"{key}:high"]
             print(f"{size} {rules}: {player} with a probe of {args.probe:,} scores "
                   f"{won:g}/{games} = {won / games:.1%} (95% {lo:.1%} - {hi:.1%}) against "
                   f"itself without, {seconds:g} s a move, {took:.0f} s", flush=True)  # fmt: skip

@@ -20,9 +20,8 @@ import argparse
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from _results import write_results
+from _results import score_figures, write_results
 from colorwars.ai import ladder
-from colorwars.statistics import wilson_interval
 
 
 def play(job: tuple[str, str, int, float, int]) -> tuple[str, str, float, float]:
@@ -59,12 +58,10 @@ def main() -> None:
     with ProcessPoolExecutor(args.processes) as pool:
         for board, name, won, took in pool.map(play, jobs):
             size, _, rules = board.partition(":")
-            lo, hi = wilson_interval(round(won), games)
             key = f"{size}_{rules}:{name.split('(')[0]}"
-            figures[f"{key}:score"] = won / games
-            figures[f"{key}:low"] = lo
-            figures[f"{key}:high"] = hi
-            figures[f"{key}:seconds"] = took
+            scores = score_figures(key, won, games, took)
+            figures.update(scores)
+            lo, hi = scores[f"{key}:low"], scores[f"{key}:high"]
             print(f"{size} {rules}: {name} scores {won:g}/{games} = {won / games:.1%} "
                   f"(95% {lo:.1%} - {hi:.1%}) against alphabeta({seconds:g}s), {took:.0f} s",
                   flush=True)  # fmt: skip

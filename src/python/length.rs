@@ -48,9 +48,7 @@ pub(super) fn exact_length(
         }
         .into());
     }
-    let deadline = seconds
-        .filter(|s| s.is_finite())
-        .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+    let deadline = deadline_in(seconds);
     let (found, secs) = watched(py, progress.as_ref(), interval, |control| {
         let mut table = LengthTable::new(memory)?;
         with_game!(&position, g => crate::search::exact_length(

@@ -87,6 +87,14 @@ fn pool(threads: usize) -> PyResult<rayon::ThreadPool> {
         .map_err(|e| ConfigError::new_err(format!("cannot start {threads} threads: {e}")))
 }
 
+/// The instant `seconds` from now (a caller's time budget; None, NaN or infinite: no
+/// deadline; clamped to 0 to 10^9 seconds).
+fn deadline_in(seconds: Option<f64>) -> Option<std::time::Instant> {
+    seconds
+        .filter(|s| s.is_finite())
+        .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)))
+}
+
 /// Runs long native work with the GIL released under `control::watch`: every `interval`
 /// seconds this thread takes the GIL briefly to notice Ctrl-C and to call `progress(done)`.
 /// Ctrl-C (or an exception in `progress`) cancels the work and is raised. Returns the work's

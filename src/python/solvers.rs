@@ -160,9 +160,7 @@ pub(super) fn prove(
     let (position, cfg) = two_player_position(game)?;
     let table = table.borrow();
     let inner = &table.inner;
-    let deadline = seconds
-        .filter(|s| s.is_finite())
-        .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+    let deadline = deadline_in(seconds);
     let (found, secs) = watched(py, progress.as_ref(), interval, |control| {
         let t = lock_table(inner);
         with_game!(&position, g => {
@@ -190,9 +188,7 @@ pub(super) fn probe(
     let (position, cfg) = two_player_position(game)?;
     let table = table.borrow();
     let inner = &table.inner;
-    let deadline = seconds
-        .filter(|s| s.is_finite())
-        .map(|s| std::time::Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e9)));
+    let deadline = deadline_in(seconds);
     let (found, _) = watched(py, None, 0.05, |control| {
         let t = lock_table(inner);
         with_game!(&position, g => {
