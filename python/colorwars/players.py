@@ -29,7 +29,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars._deprecation import renamed
 from colorwars.errors import GameOverError, InvalidPlayerError
-from colorwars.probe import PROBE_SHARE, shared
+from colorwars.probe import before_search
 
 __all__ = [
     "MCTS",
@@ -177,13 +177,10 @@ class _Base:
         spec = self._spec()
         probe = getattr(self, "probe", 0)
         if probe:
-            share = None if spec.seconds is None else spec.seconds * PROBE_SHARE
-            found = shared(probe).search(native, share)
+            found, left = before_search(probe, native, spec.seconds, start)
             if found.cell is not None:
                 return Decision(found.cell, found.positions, time.perf_counter() - start)
-            if spec.seconds is not None:
-                left = spec.seconds - (time.perf_counter() - start)
-                spec = dataclasses.replace(spec, seconds=max(left, 0.1 * spec.seconds))
+            spec = dataclasses.replace(spec, seconds=left)
         cell, work = _core.ai_choose(native, spec, self.seed, stop)
         return Decision(cell, work, time.perf_counter() - start)
 

@@ -24,6 +24,7 @@ a move on 8 x 8 classic) and exact where it can.
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, NamedTuple
 
 from colorwars import _core
@@ -33,7 +34,7 @@ from colorwars.rules import Rules
 
 __all__ = [
     "BOARDS", "PROBE_REACH", "PROBE_SHARE", "PROBE_TABLE", "SHARED", "Probe", "ProbeResult",
-    "forget", "shared", "threshold_for",
+    "before_search", "forget", "shared", "threshold_for",
 ]  # fmt: skip
 
 #: Where a probe gives up, by default: the proof number of the mover's win reaching
@@ -105,7 +106,7 @@ class Probe:
         return f"Probe(positions={self.positions})"
 
     def __getstate__(self) -> dict[str, Any]:
-        """Pickled (a player sent to a Ray worker) without its tables: they are rebuilt."""
+        """Pickled (sent to another process) without its tables: they are rebuilt."""
         return {"positions": self.positions, "memory": self.memory, "threshold": self.threshold}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -169,3 +170,18 @@ def forget() -> None:
     next player with a probe starts from nothing, as a benchmark's players should."""
     with _shared_lock:
         _shared.clear()
+
+
+def before_search(
+    positions: int, game: Any, seconds: float | None, start: float
+) -> tuple[ProbeResult, float | None]:
+    """A player's probe before its own search (``shared(positions)``): at most
+    ``PROBE_SHARE`` of the move's ``seconds`` (None: no time budget), the move having
+    started at ``start`` (``time.perf_counter()``). Returns what the probe found and the
+    seconds left for the player's own search (at least a tenth of the move; None without a
+    time budget)."""
+    share = None if seconds is None else seconds * PROBE_SHARE
+    found = shared(positions).search(game, share)
+    if seconds is None:
+        return found, None
+    return found, max(seconds - (time.perf_counter() - start), 0.1 * seconds)

@@ -12,7 +12,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars.errors import ConfigError, FileError, GameOverError, InvalidPlayerError
 from colorwars.players import Decision, NativeSpec, _live, native_game
-from colorwars.probe import PROBE_SHARE, shared
+from colorwars.probe import before_search
 from colorwars.puct import PUCT, PuctMove
 from colorwars.zero.network import Network, load
 
@@ -158,12 +158,9 @@ class Zero:
             _live(game)  # GameOverError once the game is won
             left = self.time
             if self.probe:
-                share = None if self.time is None else self.time * PROBE_SHARE
-                found = shared(self.probe).search(game, share)
+                found, left = before_search(self.probe, game, self.time, start)
                 if found.cell is not None:
                     return Decision(found.cell, found.positions, _time.perf_counter() - start)
-                if self.time is not None:
-                    left = max(self.time - (_time.perf_counter() - start), 0.1 * self.time)
             with searcher._lock:
                 tree = searcher._searched(game, left)
                 picked = tree.pick(0, searcher.temperature)
