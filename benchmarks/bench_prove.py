@@ -3,14 +3,18 @@
 Each board is proven from the empty board, unsplit (`split=False`: one search of the whole
 position, the hardest case to share), several times with one thread and with `--threads`
 threads, each run with a fresh table (prove's default size for the board, or `--memory`),
-after a table of that size is taken once and not counted. The threads' share of the work
+after a table of that size is taken once and not counted. The one- and many-thread runs take
+turns, so that both meet the machine as it is at the time. The threads' share of the work
 depends on how they are scheduled, so the positions searched vary from run to run; the speedup
-is the ratio of the median wall times. The winner of every run must be the one the project
-has proven (the run stops with an error otherwise).
+is the ratio of the median wall times (and, printed beside it, the median of each pair's).
+The winner of every run must be the one the project has proven (the run stops with an error
+otherwise).
 
     python benchmarks/bench_prove.py                  # 5x5 and 5x6 colorwars, 3x4 classic
     python benchmarks/bench_prove.py --quick          # small boards, a few seconds
     python benchmarks/bench_prove.py --boards 5x5:colorwars --repeats 5
+    python benchmarks/bench_prove.py --repeats 7 --repeats-5x6 2   # the figures in the docs
+    python benchmarks/bench_prove.py --boards 5x6:colorwars --repeats 3 --merge
 
 The figures go to benchmarks/results/prove.json (stamped with the commit, the date and
 the machine), which the docs read; `--no-write` writes nothing.
@@ -26,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _results import write_results
+from _results import RESULTS, write_results
 from colorwars.proof import default_memory, prove
 
 #: The boards measured.
@@ -67,6 +71,14 @@ def main() -> None:
     parser.add_argument(
         "--memory", help="each run's table (default: prove's for the board, 1G on 5x5, 4G on 5x6)"
     )
+    parser.add_argument(
+        "--repeats-5x6", type=int, help="runs of 5x6 (default: --repeats; each is minutes)"
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the written figures of boards not measured in this run",
+    )
     parser.add_argument("--quick", action="store_true", help="small boards, one run each")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
@@ -91,10 +103,12 @@ def main() -> None:
     prove(4, 4, split=False, memory=memory or default_memory(w * h), threads=1)
     for board in boards:
         size, rules = board.split(":")
+        n = repeats if size != "5x6" or args.repeats_5x6 is None else args.repeats_5x6
+        # One run of each in turn, so that both see the machine as it is at the time (its
+        # speed drifts by a fifth or more over minutes); every run has a fresh table.
+        pairs = [(run(board, 1, memory), run(board, args.threads, memory)) for _ in range(n)]
         rows = {}
-        for threads in (1, args.threads):
-            # Alternate one- and many-thread runs would mix their caches; each set runs alone.
-            runs = [run(board, threads, memory) for _ in range(repeats)]
+        for threads, runs in ((1, [p[0] for p in pairs]), (args.threads, [p[1] for p in pairs])):
             rows[threads] = {
                 "seconds": statistics.median(r["seconds"] for r in runs),
                 "positions": int(statistics.median(r["positions"] for r in runs)),
@@ -103,8 +117,9 @@ def main() -> None:
                 "runs_positions": [r["positions"] for r in runs],
             }
         speedup = rows[1]["seconds"] / rows[args.threads]["seconds"]
+        paired = statistics.median(a["seconds"] / b["seconds"] for a, b in pairs)
         for threads, row in rows.items():
-            shown = f"{speedup:.2f}x" if threads != 1 else "1"
+            shown = f"{speedup:.2f}x (paired {paired:.2f}x)" if threads != 1 else "1"
             print(f"| {size} | {rules} | {threads} | {row['seconds']:.2f} | "
                   f"{', '.join(f'{s:.2f}' for s in row['runs'])} | {row['positions']:,} "
                   f"| {shown} |", flush=True)  # fmt: skip
@@ -112,9 +127,22 @@ def main() -> None:
             "one": rows[1],
             "many": rows[args.threads],
             "speedup": round(speedup, 3),
+            "paired_speedup": round(paired, 3),
+            "repeats": n,
         }
     if not args.no_write:
+        if args.merge:
+            figures = {**earlier_boards(), **figures}
         write_results("prove", figures, quick=args.quick)
+
+
+def earlier_boards() -> dict[str, Any]:
+    """The boards' figures in the results written before (none if there are none)."""
+    try:
+        earlier = json.loads((RESULTS / "prove.json").read_text(encoding="utf-8"))["figures"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    return {k: v for k, v in earlier.items() if isinstance(v, dict) and "speedup" in v}
 
 
 if __name__ == "__main__":

@@ -307,9 +307,9 @@ def prove(
     results between runs (a run resumes from it). ``backend="ray"`` proves the groups as Ray
     tasks (one per group, each with ``memory``), on the cluster at ``address`` or a local one.
     ``verify`` walks each proof again to the end of every game before it counts. ``threads``
-    searchers share the table (parallel df-pn with virtual proof numbers; the same results
-    as one thread, found sooner): None for one, 0 for one per core here and one per Ray task (each
-    task then asks Ray for that many CPUs).
+    searchers share the table (parallel df-pn, parting where the likely loser moves; the
+    same results as one thread, found sooner): None for one, 0 for one per core here and one
+    per Ray task (each task then asks Ray for that many CPUs).
     ``progress(message, positions)`` is called about ten times a second. Ctrl-C stops the search;
     what was proven is saved first.
 
