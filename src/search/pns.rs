@@ -24,7 +24,7 @@
 //! the nodes of the player the root's current numbers point to as the loser, and elsewhere
 //! follows the other threads into the best child (Kaneko's virtual numbers, which part the
 //! threads at every node, searched 25 to 55% more positions than one thread on the boards
-//! measured; this 0 to 15%). The threads meet only through the table: before a thread
+//! measured; this 0 to 25%). The threads meet only through the table: before a thread
 //! descends into a child it rereads the child's numbers, and chooses again if another thread
 //! has changed them. A thread stops once the root is proven (by any of them). The threads only
 //! find the winner; the line and the check are read afterwards by one searcher from the table,
