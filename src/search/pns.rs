@@ -689,27 +689,29 @@ impl<B> Drop for Prover<'_, B> {
 }
 
 /// The child a thread of a team takes at a node of the likely loser: the one with the least
-/// disproof number that no other thread is in, with the second-least number of any child for
-/// its threshold; None when no child is busy or the free child could not make progress within
-/// `th_pn` (the real best is then taken).
+/// disproof number that no other thread is in, with the second-least number of any child (a
+/// busy one counting as taken, `FINITE - 1`) for its threshold; None when every child is busy
+/// or the free child could not make progress within `th_pn` (the real best is then taken).
+/// The caller asks only when the best child is busy.
 fn free_choice<B>(children: &[Child<B>], team: &Team, th_pn: u32) -> Option<(usize, u32)> {
-    let mut any = false;
-    let (mut best, mut best_v, mut second_v) = (0usize, INF, INF);
+    let busy = |c: &Child<B>| !c.fixed && team.busy(c.key) > 0;
+    let mut free: Option<usize> = None;
     for (i, c) in children.iter().enumerate() {
-        let busy = !c.fixed && team.busy(c.key) > 0;
-        any |= busy;
-        let v = if busy { FINITE - 1 } else { c.dn };
-        if v < best_v {
-            second_v = best_v;
-            best_v = v;
-            best = i;
-        } else if v < second_v {
-            second_v = v;
+        if !busy(c) && free.is_none_or(|f| c.dn < children[f].dn) {
+            free = Some(i);
         }
     }
+    let chosen = free?;
+    let second = children
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != chosen)
+        .map(|(_, c)| if busy(c) { FINITE - 1 } else { c.dn })
+        .min()
+        .unwrap_or(INF);
     // Progress: the chosen child's real number must be below both thresholds it will get.
-    let chosen = children[best].dn;
-    (any && chosen < th_pn && chosen < FINITE).then_some((best, second_v))
+    let dn = children[chosen].dn;
+    (dn < th_pn && dn < FINITE).then_some((chosen, second))
 }
 
 /// What `prove_position` found: the proven winner (None if not proven), a line, the positions
@@ -1093,15 +1095,17 @@ mod tests {
         let (a, b, c) = (1u64 << 60, 2u64 << 60, 3u64 << 60);
         let children = [child(a, 3), child(b, 5), child(c, 9)];
         let team = Team::new();
-        assert_eq!(free_choice(&children, &team, INF), None, "no child is busy");
+        // (Asked only when the best child is busy; with none busy, the best is free.)
+        assert_eq!(free_choice(&children, &team, INF), Some((0, 5)));
         team.counter(a).fetch_add(1, Ordering::Relaxed);
         assert_eq!(free_choice(&children, &team, INF), Some((1, 9)));
         // The free child must be able to make progress within the node's threshold.
         assert_eq!(free_choice(&children, &team, 5), None);
-        // Every child busy: the least number among them.
+        // Every child busy (three threads or more): none is free, the thread follows the best.
         team.counter(b).fetch_add(1, Ordering::Relaxed);
+        assert_eq!(free_choice(&children, &team, INF), Some((2, FINITE - 1)));
         team.counter(c).fetch_add(1, Ordering::Relaxed);
-        assert_eq!(free_choice(&children, &team, INF), Some((0, FINITE - 1)));
+        assert_eq!(free_choice(&children, &team, INF), None);
         // The likely loser: the root's mover while its proof number is at least its disproof
         // number, the other player otherwise.
         team.guess_loser(0, 7, 7);
