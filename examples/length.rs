@@ -3,7 +3,8 @@
 //! With bounds, asks only "does WINNER (a or b) win within each BOUND plies?", each timed
 //! (`LENGTH_SECONDS` in the environment stops each after that many seconds). Without bounds,
 //! the exact length, each search of the gallop and the bisection logged as it ends, both
-//! sides walked on real positions unless `LENGTH_CHECK=0`.
+//! sides walked on real positions unless `LENGTH_CHECK=0`; `LENGTH_START=N` starts the
+//! gallop at N plies (a length known from bounded runs: then only it and N - 2 are searched).
 
 use std::time::Instant;
 
@@ -87,7 +88,10 @@ fn main() {
                 };
                 let mut s = LengthSearch::new(&geo, &cfg, &sym, &mut table, &control, None);
                 s.on_bound = Some(&mut log);
-                let mut out = search_length(&mut s, &pos, winner, 10_000, check);
+                let start: Option<u32> = std::env::var("LENGTH_START")
+                    .ok()
+                    .map(|v| v.parse().expect("a bound"));
+                let mut out = search_length(&mut s, &pos, winner, 10_000, start, check);
                 out.positions = s.positions;
                 out
             })

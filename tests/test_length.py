@@ -55,6 +55,21 @@ def test_lengths_from_positions_of_random_games_agree_with_alpha_beta() -> None:
             game.play(rng.choice(game.legal_moves()))
 
 
+@pytest.mark.parametrize("start", [1, 2, 7, 13, 14, 15, 40])
+def test_where_the_bounds_start_changes_the_work_not_the_length(start: int) -> None:
+    """``start`` (a length bracketed by earlier runs): below, at or above the length, of either
+    parity, the same length, proven and refuted; at the length, less work than the default."""
+    default = colorwars.exact_length(3, 4, "colorwars")
+    n = colorwars.exact_length(3, 4, "colorwars", start=start, verify=True)
+    assert (n.winner, n.plies) == (default.winner, default.plies) == (1, 14)
+    assert n.proven
+    assert n.refuted
+    assert n.checked is not None
+    replays_in(n.position, n.line, 1, 14)
+    if start == 14:
+        assert n.positions < default.positions
+
+
 def test_verify_walks_both_sides() -> None:
     n = colorwars.exact_length(3, 3, "classic", verify=True)
     assert (n.winner, n.plies) == (0, 13)
@@ -111,6 +126,9 @@ def test_bad_arguments_are_value_errors() -> None:
         colorwars.exact_length(3, 3, verify="yes")  # type: ignore[arg-type]
     with pytest.raises(ConfigError):
         colorwars.exact_length(3, 3, progress=5)  # type: ignore[arg-type]
+    for start in (0, -2, 10_001, 2.5, True, "20"):
+        with pytest.raises(ConfigError, match="start"):
+            colorwars.exact_length(3, 3, start=start)  # type: ignore[arg-type]
     with pytest.raises(ConfigError):
         colorwars.exact_length(colorwars.Game(3, 3), 3)
     with pytest.raises(InvalidPlayerError):

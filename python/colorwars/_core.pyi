@@ -277,6 +277,7 @@ def exact_length(
     seconds: float | None = None,
     winner: int | None = None,
     max_plies: int = ...,
+    start: int | None = None,
     verify: bool = False,
     progress: Callable[[int], object] | None = None,
     interval: float = 0.5,

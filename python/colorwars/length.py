@@ -89,6 +89,7 @@ def exact_length(
     memory: int | str | None = None,
     verify: bool = False,
     progress: Callable[[int], object] | None = None,
+    start: int | None = None,
 ) -> Length:
     """The game's exact length under perfect play: ``exact_length(game)`` from a game's
     position or ``exact_length(width, height, rules=...)`` from the empty board (two players).
@@ -98,6 +99,10 @@ def exact_length(
     or a size such as ``"2G"``; when full it replaces estimates, never aborts). ``verify``
     also walks the proof and the refutation on real positions. ``progress(positions)`` is
     called about twice a second. Ctrl-C stops the search.
+
+    ``start`` is the first bound tried (None: twice the cells): with a length bracketed by
+    earlier runs (their ``at_least`` and ``at_most``), starting there proves and refutes it
+    without the searches around it. It changes the work, never the answer.
 
     >>> n = exact_length(3, 3, rules="colorwars")
     >>> n.winner, n.plies, n.proven, n.refuted, len(n.line)
@@ -114,9 +119,11 @@ def exact_length(
     verify = check.flag(verify, "verify")
     if progress is not None and not callable(progress):
         check.fail(ConfigError, "progress", progress, "expected a function(positions) or None")
+    if start is not None:
+        start = check.whole(start, "start", 1, 10_000)
     position = game.to_text()
     (winner, plies, line, positions, secs, proven, refuted, at_least, at_most, checked, _) = (
-        _core.exact_length(game, nbytes, seconds, verify=verify, progress=progress)
+        _core.exact_length(game, nbytes, seconds, start=start, verify=verify, progress=progress)
     )
     return Length(
         game.width,

@@ -24,10 +24,11 @@ pub(super) type LengthResult = (
 /// The exact length of a two-player game from its position (GIL released, Ctrl-C stops it):
 /// the least bound within which the winner wins, proven, with a win within one ply less
 /// refuted. `winner` if known (else both players are tried); `memory` the table's bytes;
-/// `seconds` bounds the time (None: no bound), `max_plies` the bound. With `verify`, both
+/// `seconds` bounds the time (None: no bound), `max_plies` the bound, `start` the first bound
+/// tried (None: twice the cells; the answer does not depend on it). With `verify`, both
 /// sides are walked on real positions. A table or thread that cannot be had is `MemoryError`.
 #[pyfunction]
-#[pyo3(signature = (game, memory, seconds=None, winner=None, max_plies=MAX_BOUND, verify=false, progress=None, interval=0.5))]
+#[pyo3(signature = (game, memory, seconds=None, winner=None, max_plies=MAX_BOUND, start=None, verify=false, progress=None, interval=0.5))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn exact_length(
     py: Python<'_>,
@@ -36,6 +37,7 @@ pub(super) fn exact_length(
     seconds: Option<f64>,
     winner: Option<usize>,
     max_plies: u32,
+    start: Option<u32>,
     verify: bool,
     progress: Option<Py<PyAny>>,
     interval: f64,
@@ -52,7 +54,7 @@ pub(super) fn exact_length(
     let (found, secs) = watched(py, progress.as_ref(), interval, |control| {
         let mut table = LengthTable::new(memory)?;
         with_game!(&position, g => crate::search::exact_length(
-            g.geo(), &cfg, g.pos(), winner, max_plies.min(MAX_BOUND), &mut table, control,
+            g.geo(), &cfg, g.pos(), winner, max_plies.min(MAX_BOUND), start, &mut table, control,
             deadline, verify,
         ))
     })?;

@@ -648,8 +648,9 @@ fn gallop_next(d: i64, odd: bool, max: i64) -> i64 {
 /// Finds the exact length of `pos` (two players) with `table`: the least `L` within which
 /// the winner wins, with a win within `L` proven and one within `L - 1` refuted, both by
 /// search. `winner`: the winner if known; otherwise both players are tried at each bound and
-/// the first proven wins. Bounds start at twice the cells and gallop (doubling) until a win is
-/// proven, then descend two plies at a time to the first refuted.
+/// the first proven wins. Bounds start at `start` (None: twice the cells) and gallop
+/// (doubling) until a win is proven, then descend two plies at a time to the first refuted:
+/// the answer does not depend on `start`, only the work (least when it is the length).
 /// With `check`, both sides are walked on real positions (`check_win`, `check_refutation`).
 /// `deadline` and `control` stop it; it runs on a thread of its own (`LENGTH_STACK`).
 #[allow(clippy::too_many_arguments)]
@@ -659,6 +660,7 @@ pub fn exact_length<B: Bits>(
     pos: &Position<B>,
     winner: Option<usize>,
     max_plies: u32,
+    start: Option<u32>,
     table: &mut LengthTable,
     control: &Control,
     deadline: Option<Instant>,
@@ -670,7 +672,7 @@ pub fn exact_length<B: Bits>(
             .spawn_scoped(scope, || {
                 let sym = Symmetries::new(cfg.width, cfg.height);
                 let mut s = LengthSearch::new(geo, cfg, &sym, table, control, deadline);
-                let mut out = search_length(&mut s, pos, winner, max_plies, check);
+                let mut out = search_length(&mut s, pos, winner, max_plies, start, check);
                 out.positions = s.positions;
                 out.stopped = s.stopped;
                 out
@@ -695,6 +697,7 @@ pub fn search_length<B: Bits>(
     pos: &Position<B>,
     winner: Option<usize>,
     max_plies: u32,
+    start: Option<u32>,
     check: bool,
 ) -> LengthOutcome {
     let mut out = LengthOutcome {
@@ -733,7 +736,9 @@ pub fn search_length<B: Bits>(
     // colorwars: a win within 32 proven in 120 thousand positions, within 26 refuted in 7.5
     // million), so the search starts above the length of most games (twice the cells) and
     // gallops up from there until a win is proven, then descends.
-    let mut d: i64 = (2 * pos_cells(s) as i64).clamp(2, max);
+    // A `start` (a length an earlier run bracketed) saves the gallop and descent to it.
+    let first = start.map_or(2 * pos_cells(s) as i64, i64::from);
+    let mut d: i64 = first.clamp(2, max);
     let (w, mut lo, mut hi) = 'gallop: loop {
         for (i, &p) in players.iter().enumerate() {
             s.prove_for(p);
@@ -812,7 +817,7 @@ mod tests {
         let mut table = LengthTable::new(1 << 22).unwrap();
         let control = Control::new();
         exact_length(
-            &geo, cfg, pos, winner, 400, &mut table, &control, None, true,
+            &geo, cfg, pos, winner, 400, None, &mut table, &control, None, true,
         )
         .unwrap()
     }
@@ -857,6 +862,58 @@ mod tests {
         for (w, h) in [(3, 4), (4, 3), (4, 4)] {
             let cfg = Config::new(w, h, 2, Rules::COLORWARS, 0).unwrap();
             agrees(&cfg, &Position::start(&cfg), &format!("{w}x{h} colorwars"));
+        }
+    }
+
+    #[test]
+    fn the_length_does_not_depend_on_where_the_bounds_start() {
+        // 4x3 colorwars (b in exactly 14 plies) and 3x3 classic (a in 13): every start, below,
+        // at and above the length, each player's parity, finds the same length, verified
+        // from both sides; starting at the length searches less than the default start.
+        for (w, h, rules, winner, plies) in [
+            (4, 3, Rules::COLORWARS, 1, 14),
+            (3, 3, Rules::CLASSIC, 0, 13),
+        ] {
+            let cfg = Config::new(w, h, 2, rules, 0).unwrap();
+            let geo = Geometry::<u64>::new(w as usize, h as usize);
+            let pos = Position::<u64>::start(&cfg);
+            let mut work = Vec::new();
+            for start in [
+                None,
+                Some(1),
+                Some(2),
+                Some(7),
+                Some(plies),
+                Some(plies + 1),
+                Some(60),
+            ] {
+                let mut table = LengthTable::new(1 << 22).unwrap();
+                let control = Control::new();
+                let out = exact_length(
+                    &geo,
+                    &cfg,
+                    &pos,
+                    Some(winner),
+                    400,
+                    start,
+                    &mut table,
+                    &control,
+                    None,
+                    true,
+                )
+                .unwrap();
+                let l = out.length.unwrap();
+                assert_eq!(
+                    (l.winner, l.plies),
+                    (winner, plies),
+                    "{w}x{h} from {start:?}"
+                );
+                assert!(l.proven && l.refuted && l.checked.is_some());
+                replays_to(&cfg, &pos, &l.line, winner);
+                work.push((start, out.positions));
+            }
+            let at = work.iter().find(|(s, _)| *s == Some(plies)).unwrap().1;
+            assert!(at < work[0].1, "{w}x{h}: {work:?}");
         }
     }
 
@@ -911,7 +968,7 @@ mod tests {
         let control = Control::new();
         let pos = Position::<u64>::start(&cfg);
         let out = exact_length(
-            &geo, &cfg, &pos, None, 100, &mut table, &control, None, false,
+            &geo, &cfg, &pos, None, 100, None, &mut table, &control, None, false,
         )
         .unwrap();
         let l = out.length.unwrap();
@@ -928,7 +985,7 @@ mod tests {
         let control = Control::new();
         control.cancel();
         let out = exact_length(
-            &geo, &cfg, &pos, None, 100, &mut table, &control, None, true,
+            &geo, &cfg, &pos, None, 100, None, &mut table, &control, None, true,
         )
         .unwrap();
         assert!(out.stopped && out.length.is_none());
@@ -940,6 +997,7 @@ mod tests {
             &pos,
             Some(1),
             100,
+            None,
             &mut table,
             &control,
             past,
