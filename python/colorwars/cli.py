@@ -302,6 +302,8 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
     long_run = (args.time, args.memory, args.checkpoint) != (None, None, None)
     if args.method == "length":
         return _length(args, console)
+    if args.start is not None:
+        raise ConfigError("--start is for --method length (the first bound of its search)")
     if args.method == "pn" or long_run or args.backend != "local":
         return _prove(args, console)
     status = console.status("solving ...") if _show_progress(args, console) else None
@@ -385,7 +387,13 @@ def _length(args: argparse.Namespace, console: Console) -> int:
                 )
 
         found = exact_length(
-            width, height, args.rules, time=args.time, memory=args.memory, progress=progress
+            width,
+            height,
+            args.rules,
+            time=args.time,
+            memory=args.memory,
+            progress=progress,
+            start=args.start,
         )
     console.print(Text(str(found)), soft_wrap=True)
     return 0 if found.plies is not None else 3
@@ -809,6 +817,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=0,
         help="pn: searchers sharing the table; 0 for one per core here, 1 per Ray task (0)",
+    )
+    solve.add_argument(
+        "--start",
+        type=int,
+        metavar="PLIES",
+        help="length: the first bound tried (twice the cells); a length bracketed by "
+        "earlier runs is proven and refuted without the searches around it",
     )
     solve.add_argument("--no-progress", action="store_true", help="no progress line")
     solve.set_defaults(run=cmd_solve)
