@@ -155,6 +155,9 @@ def test_perfect_is_a_player_everywhere() -> None:
         parse_player("perfect:depth=3")
     with pytest.raises(InvalidPlayerError, match="time"):
         Perfect(time=-1)
+    for bad in (2.5e7, 1000, "64M", True):
+        with pytest.raises(InvalidPlayerError, match="memory"):
+            Perfect(memory=bad)  # type: ignore[arg-type]
     with pytest.raises(InvalidPlayerError, match="not one of the engine's batch players"):
         Perfect().native_spec()
     result = ai.match(["random", Perfect(time=0.05)], 4, 4, 4)

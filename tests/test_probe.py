@@ -110,6 +110,13 @@ def test_bad_probe_budgets_are_refused(bad: object) -> None:
         Zero(probe=bad)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("bad", [1e6, 2.5e6, 1000, 1 << 41, "1M", True, None])
+def test_bad_table_sizes_are_refused(bad: object) -> None:
+    """A table's bytes are a whole number (a float such as 1e6 is refused, not truncated)."""
+    with pytest.raises(InvalidPlayerError, match="memory"):
+        Probe(1000, memory=bad)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     "player",
     # (budgets no other test uses: players of one budget share one probe and its table)
