@@ -4,7 +4,8 @@
 //! (`LENGTH_SECONDS` in the environment stops each after that many seconds). Without bounds,
 //! the exact length, each search of the gallop and the bisection logged as it ends, both
 //! sides walked on real positions unless `LENGTH_CHECK=0`; `LENGTH_START=N` starts the
-//! gallop at N plies (a length known from bounded runs: then only it and N - 2 are searched).
+//! gallop at N plies (with WINNER given and N of its parity the least bound proven a win,
+//! only N and N - 2 are searched).
 
 use std::time::Instant;
 

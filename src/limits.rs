@@ -29,9 +29,11 @@ pub const MAX_GAMES: u64 = 1 << 40;
 pub const MAX_ENVS: u64 = 1 << 24;
 /// The longest `max_plies`.
 pub const MAX_PLIES: u32 = (1 << 31) - 1;
+/// The deepest bound of the exact-length search, in plies (its `start` too).
+pub const MAX_LENGTH_BOUND: u32 = 10_000;
 
 /// The table the Python layer reads: (name, value) pairs (whole numbers there as ints).
-pub const TABLE: [(&str, f64); 15] = [
+pub const TABLE: [(&str, f64); 16] = [
     ("min_side", MIN_SIDE as f64),
     ("max_side", MAX_SIDE as f64),
     ("min_players", MIN_PLAYERS as f64),
@@ -47,4 +49,5 @@ pub const TABLE: [(&str, f64); 15] = [
     ("max_games", MAX_GAMES as f64),
     ("max_envs", MAX_ENVS as f64),
     ("max_plies", MAX_PLIES as f64),
+    ("max_length_bound", MAX_LENGTH_BOUND as f64),
 ];

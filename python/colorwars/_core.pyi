@@ -80,7 +80,8 @@ __all__ = [
 
 #: Every limit on what a caller may ask (``src/limits.rs``): ``min_side``, ``max_side``,
 #: ``min_players``, ``max_players``, ``max_threads``, ``max_seconds``, ``max_alphabeta_depth``,
-#: ``max_solver_depth``, ``max_cutoff``, ``max_cells``.
+#: ``max_solver_depth``, ``max_cutoff``, ``max_cells``, ``max_simulations``, ``max_c``,
+#: ``max_games``, ``max_envs``, ``max_plies``, ``max_length_bound``.
 LIMITS: dict[str, int | float]
 #: The package's version (from ``Cargo.toml``, the one place it is written).
 VERSION: str

@@ -109,6 +109,18 @@ def whole(
     return n
 
 
+def table_bytes(value: object, low: int, high: int, error: type[ColorwarsError]) -> int:
+    """A table's size in bytes: an ``int`` (or numpy integer) from ``low`` to ``high``; a
+    float such as ``1e6`` is refused rather than truncated."""
+    allowed = f"expected the table's size in bytes, an int from {_bound(low)} to {_bound(high)}"
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        fail(error, "memory", value, allowed)
+    n = int(value)
+    if not low <= n <= high:
+        fail(error, "memory", value, allowed)
+    return n
+
+
 def number(
     value: object, what: str, low: float, high: float, error: type[ColorwarsError] = ConfigError
 ) -> float:

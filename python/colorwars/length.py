@@ -27,6 +27,9 @@ from colorwars.errors import ConfigError
 from colorwars.proof import _parse_memory, _start, default_memory
 from colorwars.rules import Rules, RulesLike
 
+#: The deepest bound of the search, and of ``start`` (the core's limit, ``src/limits.rs``).
+MAX_LENGTH_BOUND = int(_core.LIMITS["max_length_bound"])
+
 __all__ = ["Length", "exact_length"]
 
 
@@ -100,9 +103,10 @@ def exact_length(
     also walks the proof and the refutation on real positions. ``progress(positions)`` is
     called about twice a second. Ctrl-C stops the search.
 
-    ``start`` is the first bound tried (None: twice the cells): with a length bracketed by
-    earlier runs (their ``at_least`` and ``at_most``), starting there proves and refutes it
-    without the searches around it. It changes the work, never the answer.
+    ``start`` is the first bound tried (None: twice the cells). With a length bracketed by
+    earlier runs, start at the least bound proven a win (their ``at_most``): it is proven
+    again and the bound two plies below refuted, with no search above. A start far above the
+    length costs a proof every two plies down to it. It changes the work, never the answer.
 
     >>> n = exact_length(3, 3, rules="colorwars")
     >>> n.winner, n.plies, n.proven, n.refuted, len(n.line)
@@ -120,7 +124,7 @@ def exact_length(
     if progress is not None and not callable(progress):
         check.fail(ConfigError, "progress", progress, "expected a function(positions) or None")
     if start is not None:
-        start = check.whole(start, "start", 1, 10_000)
+        start = check.whole(start, "start (plies)", 1, MAX_LENGTH_BOUND)
     position = game.to_text()
     (winner, plies, line, positions, secs, proven, refuted, at_least, at_most, checked, _) = (
         _core.exact_length(game, nbytes, seconds, start=start, verify=verify, progress=progress)

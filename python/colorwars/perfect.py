@@ -276,7 +276,7 @@ class Perfect:
             check.fail(InvalidPlayerError, "perfect time", time, "expected seconds per move")
         self.time: float = budget
         self.seed = check.seed(seed)
-        self.memory = check.whole(memory, "memory", 1 << 20, 1 << 40, InvalidPlayerError)
+        self.memory = check.table_bytes(memory, 1 << 20, 1 << 40, InvalidPlayerError)
         self.book = check.flag(book, "book")
         if isinstance(fallback, str) and fallback.strip().lower() == "strongest":
             self.fallback: Any = None

@@ -92,7 +92,7 @@ class Probe:
         self, positions: int, memory: int = PROBE_TABLE, threshold: int | None = None
     ) -> None:
         self.positions = check.probe(positions)
-        self.memory = check.whole(memory, "memory", 1 << 16, 1 << 40, InvalidPlayerError)
+        self.memory = check.table_bytes(memory, 1 << 16, 1 << 40, InvalidPlayerError)
         self.threshold = (
             None
             if threshold is None

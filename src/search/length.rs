@@ -39,7 +39,7 @@ const INF: u32 = u32::MAX;
 const FINITE: u32 = u32::MAX - 1;
 /// The largest bound a search takes (bounds are stored in 16 bits; the recursion is one
 /// frame per ply of the bound).
-pub const MAX_BOUND: u32 = 10_000;
+pub const MAX_BOUND: u32 = crate::limits::MAX_LENGTH_BOUND;
 /// `Entry::win` when no bound is known to be a win.
 const NO_WIN: u16 = u16::MAX;
 /// `Entry::lose` when no bound is a win at all (the opponent has won, or wins at once).
@@ -738,7 +738,7 @@ pub fn search_length<B: Bits>(
     // gallops up from there until a win is proven, then descends.
     // A `start` (a length an earlier run bracketed) saves the gallop and descent to it.
     let first = start.map_or(2 * pos_cells(s) as i64, i64::from);
-    let mut d: i64 = first.clamp(2, max);
+    let mut d: i64 = first.max(2).min(max);
     let (w, mut lo, mut hi) = 'gallop: loop {
         for (i, &p) in players.iter().enumerate() {
             s.prove_for(p);
@@ -914,6 +914,24 @@ mod tests {
             }
             let at = work.iter().find(|(s, _)| *s == Some(plies)).unwrap().1;
             assert!(at < work[0].1, "{w}x{h}: {work:?}");
+        }
+    }
+
+    #[test]
+    fn a_bound_of_one_ply_finds_no_length_and_does_not_panic() {
+        // 3x3 colorwars lasts 10 plies: with max_plies 1 (below the least start, 2) nothing
+        // is proven, and every start is taken.
+        let cfg = Config::new(3, 3, 2, Rules::COLORWARS, 0).unwrap();
+        let geo = Geometry::<u64>::new(3, 3);
+        let pos = Position::<u64>::start(&cfg);
+        for start in [None, Some(1), Some(5)] {
+            let mut table = LengthTable::new(1 << 20).unwrap();
+            let control = Control::new();
+            let out = exact_length(
+                &geo, &cfg, &pos, None, 1, start, &mut table, &control, None, false,
+            )
+            .unwrap();
+            assert!(out.length.is_none() && out.at_most.is_none() && !out.stopped);
         }
     }
 
