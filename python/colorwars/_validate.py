@@ -95,17 +95,24 @@ def fail(error: type[ColorwarsError], what: str, value: object, allowed: str) ->
 
 
 def whole(
-    value: object, what: str, low: int, high: int, error: type[ColorwarsError] = ConfigError
+    value: object,
+    what: str,
+    low: int,
+    high: int,
+    error: type[ColorwarsError] = ConfigError,
+    allowed: str | None = None,
 ) -> int:
-    """A whole number (``int`` or a numpy integer, not ``bool``) from ``low`` to ``high``."""
+    """A whole number (``int`` or a numpy integer, not ``bool``) from ``low`` to ``high``;
+    ``allowed`` replaces the message's "expected a whole number from low to high"."""
+    expected = allowed or f"expected a whole number from {low} to {_bound(high)}"
     if isinstance(value, bool | np.bool_):
-        fail(error, what, value, f"expected a whole number from {low} to {_bound(high)}")
+        fail(error, what, value, expected)
     try:
         n = operator.index(value)  # type: ignore[arg-type]
     except TypeError:
-        fail(error, what, value, f"expected a whole number from {low} to {_bound(high)}")
+        fail(error, what, value, expected)
     if not low <= n <= high:
-        fail(error, what, value, f"expected a whole number from {low} to {_bound(high)}")
+        fail(error, what, value, expected)
     return n
 
 
@@ -113,12 +120,7 @@ def table_bytes(value: object, low: int, high: int, error: type[ColorwarsError])
     """A table's size in bytes: an ``int`` (or numpy integer) from ``low`` to ``high``; a
     float such as ``1e6`` is refused rather than truncated."""
     allowed = f"expected the table's size in bytes, an int from {_bound(low)} to {_bound(high)}"
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        fail(error, "memory", value, allowed)
-    n = int(value)
-    if not low <= n <= high:
-        fail(error, "memory", value, allowed)
-    return n
+    return whole(value, "memory", low, high, error, allowed)
 
 
 def number(
