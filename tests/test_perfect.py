@@ -166,6 +166,29 @@ def test_perfect_is_a_player_everywhere() -> None:
     assert lad.wins[0, 1] >= 1  # it wins as the second player at least
 
 
+def test_perfect_keeps_tables_for_its_last_boards_and_pickles_without_them() -> None:
+    import pickle
+
+    from colorwars import perfect as perfect_module
+
+    player = Perfect(time=0.02, fallback="greedy", seed=3, memory=1 << 20, book=False)
+    sizes = [(3, 3), (3, 4), (4, 3), (4, 4), (3, 5), (5, 3)]
+    for w, h in sizes:
+        player.search(colorwars.Game(w, h, rules="classic"))
+    # One table per board, the BOARDS most recent kept: a player taken over many boards
+    # does not hold a table for each.
+    assert list(player._tables) == [f"{w}x{h} classic" for w, h in sizes[-perfect_module.BOARDS :]]
+    # Sent to another process (a Ray worker, a process pool): the settings go, the tables
+    # and the lock are rebuilt.
+    again = pickle.loads(pickle.dumps(player))
+    assert (again.time, again.seed, again.memory, again.book) == (0.02, 3, 1 << 20, False)
+    assert again.name == player.name == "perfect(0.02s)[fallback=greedy]"
+    assert again._tables == {}
+    g = colorwars.Game(3, 3)
+    assert again.search(g).cell in g.legal_moves()
+    assert pickle.loads(pickle.dumps(Perfect())).fallback is None  # "strongest" stays so
+
+
 def test_a_damaged_book_is_a_clear_error_naming_it(tmp_path: Path) -> None:
     book = book_for(5, 5, "colorwars")
     assert book is not None

@@ -47,6 +47,8 @@ __all__ = [
 BOOK_VERSION = 1
 #: The proof table of a ``Perfect`` player, per board it plays, unless told.
 TABLE_BYTES = 256 << 20
+#: The most boards whose proof tables a ``Perfect`` keeps (the most recently played).
+BOARDS = 4
 # A book entry: the position's key and the winning cell in the key's frame.
 ENTRY = np.dtype([("key", "<u8"), ("cell", "<u2")])
 
@@ -253,14 +255,14 @@ def _exact(native: Any, deadline: float) -> list[tuple[int, int, int]] | None:
 class Perfect:
     """Perfect play where it is proven: each move, the package's book of the board (if it
     has one and the player to move is the winner) gives the winning move at once; else
-    proof-number search (``time`` seconds at most, one proof table kept across the player's
-    moves) decides the position if it can. A proven win plays a winning move
-    (the fastest when the exact solver also finishes in time); a proven loss plays the move
-    that holds out longest (when the exact solver gives the lengths; else the fallback's);
-    anything else is the ``fallback`` player's move (``"strongest"``: alpha-beta with the
-    learned evaluation and the time left, or MCTS for more than two players; or any player or
-    name). ``search`` says which it did. Two players for the proofs; with more, it is its
-    fallback."""
+    proof-number search (``time`` seconds at most, one proof table per board kept across
+    the player's moves, for its last ``BOARDS`` boards) decides the position if it can. A
+    proven win plays a winning move (the fastest when the exact solver also finishes in
+    time); a proven loss plays the move that holds out longest (when the exact solver gives
+    the lengths; else the fallback's); anything else is the ``fallback`` player's move
+    (``"strongest"``: alpha-beta with the learned evaluation and the time left, or MCTS for
+    more than two players; or any player or name). ``search`` says which it did. Two players
+    for the proofs; with more, it is its fallback."""
 
     def __init__(
         self,
@@ -302,13 +304,37 @@ class Perfect:
             "players; play it with choose(game), ai.match, ai.tournament or ai.ladder"
         )
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (sent to another process, a Ray worker) without its tables and lock: the
+        tables are rebuilt as it plays."""
+        return {
+            "time": self.time,
+            "fallback": "strongest" if self.fallback is None else self.fallback,
+            "seed": self.seed,
+            "memory": self.memory,
+            "book": self.book,
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(  # type: ignore[misc]
+            state["time"],
+            state["fallback"],
+            state["seed"],
+            memory=state["memory"],
+            book=state["book"],
+        )
+
     def _table(self, native: Any) -> Any:
+        """The board's table; the ``BOARDS`` most recently played boards keep theirs (each
+        ``memory`` bytes), so a player taken across many boards does not grow without end."""
         rules = Rules(native.opening, native.burst).name
         key = f"{native.width}x{native.height} {rules}"
-        table = self._tables.get(key)
+        table = self._tables.pop(key, None)
         if table is None:
             table = _core.ProofTable(self.memory)
-            self._tables[key] = table
+            while len(self._tables) >= BOARDS:
+                self._tables.pop(next(iter(self._tables)))
+        self._tables[key] = table  # last: the most recent
         return table
 
     def _fallback_move(self, game: Any, native: Any, left: float) -> int:
