@@ -11,7 +11,7 @@ NNUE-style).
 Each pair of games starts from one random first move, once with each player moving first
 (``colorwars.ai.ladder``'s openings). The matches run in ``--processes`` processes (each
 match on one core). Prints each score with a 95% Wilson interval and writes
-benchmarks/results/zero_goals.json.
+benchmarks/results/zero_goals.json (``--results NAME`` another name, ``--no-write`` none).
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def main() -> None:
         default="zero_goals",
         help="the results' name: benchmarks/results/NAME.json (zero_goals)",
     )
+    parser.add_argument("--no-write", action="store_true", help="print only (the tests' run)")
     args = parser.parse_args()
     games, seconds = (4, 0.01) if args.quick else (args.games, args.time)
     figures: dict[str, object] = {"time": seconds, "games": games}
@@ -65,7 +66,8 @@ def main() -> None:
             print(f"{size} {rules}: {name} scores {won:g}/{games} = {won / games:.1%} "
                   f"(95% {lo:.1%} - {hi:.1%}) against alphabeta({seconds:g}s), {took:.0f} s",
                   flush=True)  # fmt: skip
-    write_results(args.results, figures, args.quick)
+    if not args.no_write:
+        write_results(args.results, figures, args.quick)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ needs the ``train`` extra (the training's own tests are in test_train.py)."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -419,3 +420,17 @@ def test_zeroab_is_alpha_beta_with_the_networks_value() -> None:
     assert parse_player("zeroab:time=0.05").name == "zeroab(0.05s)"
     with pytest.raises(InvalidPlayerError, match="3 players"):
         ZeroAlphaBeta(depth=1).choose(colorwars.Game(5, 5, players=3))
+
+
+def test_the_match_goal_benchmark_runs() -> None:
+    """benchmarks/zero_goals.py (issue 22's matches against alpha-beta) on a tiny budget."""
+    script = Path(__file__).parent.parent / "benchmarks" / "zero_goals.py"
+    if not script.exists():
+        pytest.skip("the benchmarks are not in this copy of the suite (the wheel's test)")
+    out = subprocess.run(
+        [sys.executable, str(script), "--quick", "--no-write", "--boards", "4x4:classic",
+         "--players", "zero,learned", "--processes", "1"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout  # fmt: skip
+    assert re.search(r"4x4 classic: zero\S* scores [\d.]+/4 = .* against alphabeta\(0.01s\)", out)
+    assert re.search(r"4x4 classic: learned\S* scores [\d.]+/4", out)
