@@ -342,23 +342,15 @@ def _one_line(e: BaseException) -> str:
 
 
 def _decide(player: Any, game: Game, stop: _StopFlag) -> Decision:
-    """The player's move: a native player's search ends early on ``stop``; any other runs its
-    own budget out."""
-    try:
-        spec = player.native_spec()
-    except InvalidPlayerError:
-        spec = None
-    if spec is None:
-        if isinstance(player, _Base):  # one with a probe: its own search stops on ``stop``
-            return player.search(game, stop)
-        if hasattr(player, "search"):
-            decision: Decision = player.search(game)
-            return decision
-        start = time.perf_counter()
-        return Decision(player.choose(game), 0, time.perf_counter() - start)
+    """The player's move: the engine's own players (``_Base.search``, with or without a
+    probe) end their search early on ``stop``; any other runs its own budget out."""
+    if isinstance(player, _Base):
+        return player.search(game, stop)
+    if hasattr(player, "search"):
+        decision: Decision = player.search(game)
+        return decision
     start = time.perf_counter()
-    cell, work = _core.ai_choose(native_game(game), spec, player.seed, stop)
-    return Decision(cell, work, time.perf_counter() - start)
+    return Decision(player.choose(game), 0, time.perf_counter() - start)
 
 
 def _analysis_jobs(request: dict[str, Any], current: Game) -> list[Game | str]:
