@@ -28,7 +28,6 @@ import hashlib
 import json
 import os
 import secrets
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, overload
@@ -120,27 +119,59 @@ def _anonymous(folder: Path, mode: int) -> int | None:
         raise
     if device not in _LINKABLE:
         # Naming the file must work here too: try it once on this file system.
+        claimed: list[Path] = []
         try:
-            probe = _name(fd, folder, Path("probe"))
-            probe.unlink()
+            _name(fd, folder, Path("probe"), claimed)
             _LINKABLE[device] = True
         except OSError:
             _LINKABLE[device] = False
+        finally:
+            _remove(claimed)
     if not _LINKABLE[device]:
         os.close(fd)
         return None
     return fd
 
 
-def _name(fd: int, folder: Path, target: Path) -> Path:
-    """Gives the anonymous file ``fd`` a temporary name beside ``target``."""
+def _temporary(folder: Path, target: Path) -> Path:
+    return folder / f".{target.name}.{secrets.token_hex(6)}.tmp"
+
+
+def _name(fd: int, folder: Path, target: Path, claimed: list[Path]) -> Path:
+    """Gives the anonymous file ``fd`` a temporary name beside ``target``. The name goes into
+    ``claimed`` before the link is made: a Ctrl-C that lands between the link and the return
+    still leaves the caller the name to remove."""
     while True:
-        tmp = folder / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        tmp = _temporary(folder, target)
+        claimed[:] = [tmp]
         try:
             os.link(f"/proc/self/fd/{fd}", tmp, follow_symlinks=True)
         except FileExistsError:
+            claimed.clear()
             continue
         return tmp
+
+
+def _create(folder: Path, target: Path, mode: int, claimed: list[Path]) -> int:
+    """A new file with a temporary name beside ``target`` (as ``tempfile.mkstemp`` makes one,
+    with ``mode`` instead of 0600), its name in ``claimed`` before it exists (``_name``)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    while True:
+        tmp = _temporary(folder, target)
+        claimed[:] = [tmp]
+        try:
+            return os.open(tmp, flags, mode)
+        except FileExistsError:
+            claimed.clear()
+
+
+def _remove(claimed: list[Path]) -> None:
+    """Removes the temporary names in ``claimed`` (those that exist)."""
+    for tmp in claimed:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    claimed.clear()
 
 
 @contextlib.contextmanager
@@ -148,18 +179,16 @@ def _atomic(target: Path, what: str, mode: str) -> Iterator[IO[Any]]:
     folder = target.parent if str(target.parent) else Path(".")
     umask = os.umask(0)
     os.umask(umask)
-    tmp: Path | None = None
+    # The temporary file's name, known before the file has it: whatever interrupts the write
+    # (Ctrl-C, SIGTERM, an error), from the file's creation on, the name is removed.
+    claimed: list[Path] = []
     try:
-        fd = _anonymous(folder, 0o666 & ~umask)
-        if fd is None:
-            fd, name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-            tmp = Path(name)
-            # mkstemp makes the file private (0600); give it the mode a plain open() would.
-            with contextlib.suppress(OSError):
-                os.chmod(fd, 0o666 & ~umask)
-    except OSError as e:
-        raise FileError(f"cannot write {what} {target}: {_reason(e)}") from None
-    try:
+        try:
+            fd = _anonymous(folder, 0o666 & ~umask)
+            if fd is None:
+                fd = _create(folder, target, 0o666 & ~umask, claimed)
+        except OSError as e:
+            raise FileError(f"cannot write {what} {target}: {_reason(e)}") from None
         if mode == "w":
             f: IO[Any] = os.fdopen(fd, "w", encoding="utf-8", newline="")
         else:
@@ -168,14 +197,13 @@ def _atomic(target: Path, what: str, mode: str) -> Iterator[IO[Any]]:
             yield f
             f.flush()
             os.fsync(f.fileno())
-            if tmp is None:
-                tmp = _name(f.fileno(), folder, target)
-        os.replace(tmp, target)
+            if not claimed:
+                _name(f.fileno(), folder, target, claimed)
+        os.replace(claimed[0], target)
+        claimed.clear()
     except BaseException as e:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-        if isinstance(e, OSError):
+        _remove(claimed)
+        if isinstance(e, OSError) and not isinstance(e, FileError):
             raise FileError(f"cannot write {what} {target}: {_reason(e)}") from None
         raise
     _fsync_folder(folder)

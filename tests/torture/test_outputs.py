@@ -252,11 +252,48 @@ def test_an_unnamed_temporary_file_where_the_system_has_them(tmp_path: Path) -> 
     if fd is None:
         pytest.skip("this file system (or sandbox) cannot name an O_TMPFILE file")
     try:
-        named = _files._name(fd, tmp_path, tmp_path / "out.csv")
+        claimed: list[Path] = []
+        named = _files._name(fd, tmp_path, tmp_path / "out.csv", claimed)
+        assert claimed == [named]
         assert named.name.startswith(".out.csv.")
         assert named.exists()
     finally:
         os.close(fd)
     named.unlink()
     _files.atomic_write(tmp_path / "out.csv", "a,b\n", "output")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+
+
+@pytest.mark.parametrize("where", ["os.open", "os.link"])
+def test_an_interrupt_as_the_temporary_file_gets_its_name_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """A Ctrl-C that lands just as the temporary file is made (a named one, ``os.open``) or
+    named (an anonymous one, ``os.link``), before the name reaches the code that cleans up:
+    CI once saw ``simulate --output`` leave ``.out.csv.*.tmp`` after a SIGINT, the signal
+    raised inside ``tempfile.mkstemp`` after it had made the file. The name is now known
+    before the file has it."""
+    from colorwars import _files
+
+    real = getattr(os, where.split(".")[1])
+
+    def then_interrupt(*args: object, **kwargs: object) -> object:
+        done = real(*args, **kwargs)
+        if str(args[1 if where == "os.link" else 0]).endswith(".tmp"):
+            raise KeyboardInterrupt  # as if Ctrl-C landed as the call returned
+        return done
+
+    out = tmp_path / "out.csv"
+    out.write_bytes(OLD)
+    if where == "os.link":
+        if _files._anonymous(tmp_path, 0o644) is None:
+            pytest.skip("this file system (or sandbox) cannot name an O_TMPFILE file")
+        monkeypatch.setattr(os, "link", then_interrupt)
+    else:
+        monkeypatch.setattr(_files, "_anonymous", lambda folder, mode: None)
+        monkeypatch.setattr(os, "open", then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        _files.atomic_write(out, "new", "the results")
+    monkeypatch.undo()
+    assert out.read_bytes() == OLD
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
