@@ -102,11 +102,11 @@ def atomic_open(path: str | os.PathLike[str], what: str, mode: str = "wb") -> An
 _LINKABLE: dict[int, bool] = {}
 
 
-def _anonymous(folder: Path, mode: int) -> int | None:
-    """A file with no name yet in ``folder`` (Linux's ``O_TMPFILE``), or None where the system
-    or the file system has none, or cannot name one afterwards (some sandboxes): then nothing
-    at all is left behind by a process killed mid-write (``kill -9``), since the file only
-    gets a name once it is complete."""
+def _anonymous(folder: Path, mode: int, target: Path) -> int | None:
+    """A file with no name yet in ``folder`` (Linux's ``O_TMPFILE``) to write ``target``
+    through, or None where the system or the file system has none, or cannot name one
+    afterwards (some sandboxes): then nothing at all is left behind by a process killed
+    mid-write (``kill -9``), since the file only gets a name once it is complete."""
     flag = getattr(os, "O_TMPFILE", None)
     if flag is None or not os.path.isdir("/proc/self/fd"):
         return None
@@ -118,14 +118,23 @@ def _anonymous(folder: Path, mode: int) -> int | None:
             return None
         raise
     if device not in _LINKABLE:
-        # Naming the file must work here too: try it once on this file system.
+        # Naming the file must work here too: try it once on this file system, with a file
+        # of its own (an anonymous file can be named only once: once named and unnamed again,
+        # Linux refuses to name it a second time).
         claimed: list[Path] = []
+        probe = None
         try:
-            _name(fd, folder, Path("probe"), claimed)
+            probe = os.open(folder, flag | os.O_WRONLY, mode)
+            _name(probe, folder, target, claimed)  # a name like the write's own
             _LINKABLE[device] = True
         except OSError:
             _LINKABLE[device] = False
+        except BaseException:
+            os.close(fd)
+            raise
         finally:
+            if probe is not None:
+                os.close(probe)
             _remove(claimed)
     if not _LINKABLE[device]:
         os.close(fd)
@@ -182,9 +191,10 @@ def _atomic(target: Path, what: str, mode: str) -> Iterator[IO[Any]]:
     # The temporary file's name, known before the file has it: whatever interrupts the write
     # (Ctrl-C, SIGTERM, an error), from the file's creation on, the name is removed.
     claimed: list[Path] = []
+    fd: int | None = None  # until a file object owns it
     try:
         try:
-            fd = _anonymous(folder, 0o666 & ~umask)
+            fd = _anonymous(folder, 0o666 & ~umask, target)
             if fd is None:
                 fd = _create(folder, target, 0o666 & ~umask, claimed)
         except OSError as e:
@@ -193,6 +203,7 @@ def _atomic(target: Path, what: str, mode: str) -> Iterator[IO[Any]]:
             f: IO[Any] = os.fdopen(fd, "w", encoding="utf-8", newline="")
         else:
             f = os.fdopen(fd, "wb")
+        fd = None
         with f:
             yield f
             f.flush()
@@ -202,8 +213,11 @@ def _atomic(target: Path, what: str, mode: str) -> Iterator[IO[Any]]:
         os.replace(claimed[0], target)
         claimed.clear()
     except BaseException as e:
+        if fd is not None:  # closed before its name is removed (Windows removes no open file)
+            with contextlib.suppress(OSError):
+                os.close(fd)
         _remove(claimed)
-        if isinstance(e, OSError) and not isinstance(e, FileError):
+        if isinstance(e, OSError):
             raise FileError(f"cannot write {what} {target}: {_reason(e)}") from None
         raise
     _fsync_folder(folder)

@@ -117,9 +117,9 @@ class Probe:
         key = f"{native.width}x{native.height} {Rules(native.opening, native.burst).name}"
         table = self._tables.pop(key, None)
         if table is None:
-            table = _core.ProofTable(self.memory)
-            while len(self._tables) >= BOARDS:
+            while len(self._tables) >= BOARDS:  # the oldest goes before the new one is made
                 self._tables.pop(next(iter(self._tables)))
+            table = _core.ProofTable(self.memory)
         self._tables[key] = table  # last: the most recent
         return table
 

@@ -6,12 +6,13 @@ that cannot take the file is one line of ours before any work."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import colorwars
@@ -145,6 +146,18 @@ def test_the_output_folder_is_checked_before_the_run(tmp_path: Path, folder: str
         _one_line(done.stderr, "out.csv", why)
 
 
+def _writing_anonymously(pid: int, folder: Path) -> bool:
+    """Whether process ``pid`` holds a file without a name in ``folder`` (``O_TMPFILE``: where
+    the system can name one afterwards, the output is written through one, which no listing
+    of the folder shows until the write is over). Linux's ``/proc``; False elsewhere."""
+    fds = Path(f"/proc/{pid}/fd")
+    try:
+        links = [os.readlink(fd) for fd in fds.iterdir()]
+    except OSError:  # no /proc, or the process is gone or its fds changed while listed
+        return False
+    return any(link.startswith(f"{folder}{os.sep}#") for link in links)
+
+
 def _start_and_catch_the_write(folder: Path, out: Path) -> subprocess.Popen[str]:
     """A child writing ``MANY`` games' results over ``out``, caught once the write has begun:
     ``out`` changed or another file appeared in ``folder``."""
@@ -162,7 +175,7 @@ def _start_and_catch_the_write(folder: Path, out: Path) -> subprocess.Popen[str]
             before.st_mtime_ns,
             before.st_ino,
         )
-        if changed or _others(folder, out.name):
+        if changed or _others(folder, out.name) or _writing_anonymously(child.pid, folder):
             return child
         time.sleep(0.002)
     child.kill()
@@ -242,14 +255,74 @@ def test_a_record_may_start_with_a_byte_order_mark(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_an_unnamed_temporary_file_where_the_system_has_them(tmp_path: Path) -> None:
+def _linkat_shim() -> Callable[..., None] | None:
+    """An ``os.link`` that names an anonymous file the way Linux allows once per file,
+    ``linkat(fd, "", AT_FDCWD, new, AT_EMPTY_PATH)``, for the ``/proc/self/fd/N`` paths
+    ``_files`` links (some sandboxes, this CI's among them, refuse the ``/proc`` route that
+    desktops and servers allow): so the anonymous-file path is tested here too. None where
+    that call is not available (not Linux, or not permitted)."""
+    if not sys.platform.startswith("linux") or getattr(os, "O_TMPFILE", None) is None:
+        return None
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    real = os.link
+    at_fdcwd, at_empty_path = -100, 0x1000
+
+    def link(src: object, dst: object, *args: object, **kwargs: object) -> None:
+        text = os.fspath(src)  # type: ignore[call-overload]
+        if not (isinstance(text, str) and text.startswith("/proc/self/fd/")):
+            real(src, dst, *args, **kwargs)  # type: ignore[arg-type]
+            return
+        fd = int(text.rsplit("/", 1)[1])
+        if libc.linkat(fd, b"", at_fdcwd, os.fsencode(dst), at_empty_path) != 0:  # type: ignore[call-overload]
+            e = ctypes.get_errno()
+            raise (FileExistsError if e == errno.EEXIST else OSError)(e, os.strerror(e), dst)
+
+    # Usable only if it can name an anonymous file here.
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o600)
+        except OSError:
+            return None
+        try:
+            link(f"/proc/self/fd/{fd}", os.path.join(folder, "probe"))
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+    return link
+
+
+@pytest.fixture(params=["this system", "anonymous files named"])
+def files_system(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The atomic writes as this system makes them, and as a system that can name an
+    anonymous (``O_TMPFILE``) file makes them (emulated with ``linkat``, skipped where that
+    is not available): whether it can is looked up afresh for each test."""
+    from colorwars import _files
+
+    monkeypatch.setattr(_files, "_LINKABLE", {})
+    if request.param == "anonymous files named":
+        link = _linkat_shim()
+        if link is None:
+            pytest.skip("this system cannot name an anonymous file, even with linkat")
+        monkeypatch.setattr(os, "link", link)
+    return str(request.param)
+
+
+def test_an_unnamed_temporary_file_where_the_system_has_them(
+    tmp_path: Path, files_system: str
+) -> None:
     """Where Linux can make a file without a name (``O_TMPFILE``) and name it later, the
     output is written through one, so a kill -9 mid-write can leave nothing behind; elsewhere
     a hidden named temporary file is used (and removed on any failure we live through)."""
     from colorwars import _files
 
-    fd = _files._anonymous(tmp_path, 0o644)
+    fd = _files._anonymous(tmp_path, 0o644, tmp_path / "out.csv")
     if fd is None:
+        assert files_system == "this system"
         pytest.skip("this file system (or sandbox) cannot name an O_TMPFILE file")
     try:
         claimed: list[Path] = []
@@ -264,9 +337,25 @@ def test_an_unnamed_temporary_file_where_the_system_has_them(tmp_path: Path) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
 
 
+def test_the_first_write_of_a_process_lands(tmp_path: Path, files_system: str) -> None:
+    """The first atomic write on a file system (when ``_files`` first tries whether an
+    anonymous file can be named there) and the next ones all land, and leave nothing else.
+    Where anonymous files can be named, the try once used the write's own file, which Linux
+    then refused to name again: the first write of every process failed with "No such file
+    or directory"."""
+    from colorwars import _files
+
+    for n in range(3):
+        _files.atomic_write(tmp_path / "out.csv", f"write {n}\n", "output")
+        assert (tmp_path / "out.csv").read_text() == f"write {n}\n"
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
+    if files_system == "anonymous files named":
+        assert list(_files._LINKABLE.values()) == [True]
+
+
 @pytest.mark.parametrize("where", ["os.open", "os.link"])
 def test_an_interrupt_as_the_temporary_file_gets_its_name_leaves_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files_system: str, where: str
 ) -> None:
     """A Ctrl-C that lands just as the temporary file is made (a named one, ``os.open``) or
     named (an anonymous one, ``os.link``), before the name reaches the code that cleans up:
@@ -275,6 +364,13 @@ def test_an_interrupt_as_the_temporary_file_gets_its_name_leaves_nothing(
     before the file has it."""
     from colorwars import _files
 
+    out = tmp_path / "out.csv"
+    out.write_bytes(OLD)
+    _files.atomic_write(tmp_path / "warm-up", "", "output")  # the file system's try is over
+    (tmp_path / "warm-up").unlink()
+    anonymous = bool(_files._LINKABLE.get(os.stat(tmp_path).st_dev))
+    if (where == "os.link") != anonymous:
+        pytest.skip(f"{files_system} does not write through {where}")
     real = getattr(os, where.split(".")[1])
 
     def then_interrupt(*args: object, **kwargs: object) -> object:
@@ -283,17 +379,9 @@ def test_an_interrupt_as_the_temporary_file_gets_its_name_leaves_nothing(
             raise KeyboardInterrupt  # as if Ctrl-C landed as the call returned
         return done
 
-    out = tmp_path / "out.csv"
-    out.write_bytes(OLD)
-    if where == "os.link":
-        if _files._anonymous(tmp_path, 0o644) is None:
-            pytest.skip("this file system (or sandbox) cannot name an O_TMPFILE file")
-        monkeypatch.setattr(os, "link", then_interrupt)
-    else:
-        monkeypatch.setattr(_files, "_anonymous", lambda folder, mode: None)
-        monkeypatch.setattr(os, "open", then_interrupt)
+    monkeypatch.setattr(os, where.split(".")[1], then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         _files.atomic_write(out, "new", "the results")
-    monkeypatch.undo()
+    monkeypatch.setattr(os, where.split(".")[1], real)
     assert out.read_bytes() == OLD
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]
