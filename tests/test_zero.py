@@ -434,3 +434,31 @@ def test_the_match_goal_benchmark_runs() -> None:
     ).stdout  # fmt: skip
     assert re.search(r"4x4 classic: zero\S* scores [\d.]+/4 = .* against alphabeta\(0.01s\)", out)
     assert re.search(r"4x4 classic: learned\S* scores [\d.]+/4", out)
+
+
+def test_zero_pickles_with_its_settings_and_plays_the_same() -> None:
+    """Sent to another process (a process pool, a Ray worker, or as ``Perfect``'s fallback),
+    Zero keeps its settings and network and plays the same move for its seed; its trees and
+    lock are rebuilt."""
+    import pickle
+
+    from colorwars.zero import shipped
+
+    g = colorwars.Game(5, 5)
+    g.play("c3")
+    for player in (
+        Zero(simulations=30, seed=4, probe=0, c_puct=2.0, batch=4),
+        Zero(simulations=20, network=shipped("colorwars"), probe=500),
+        Zero(time=0.05),
+    ):
+        again = pickle.loads(pickle.dumps(player))
+        assert repr(again) == repr(player)
+        assert again.name == player.name
+        assert again._options == player._options
+        assert (again.network is None) == (player.network is None)
+        if player.time is None:
+            assert again.choose(g) == player.choose(g)
+        else:
+            assert again.choose(g) in g.legal_moves()
+    fallback = pickle.loads(pickle.dumps(colorwars.ai.Perfect(time=0.05, fallback="zero")))
+    assert fallback.name == "perfect(0.05s)[fallback=zero(400)]"

@@ -172,6 +172,12 @@ class Network:
                 raise InvalidNetworkError(f"invalid network parameter {name}: NaN or infinity")
             self.params[name] = a
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its native inference, which is rebuilt where it is used."""
+        state = dict(self.__dict__)
+        state["_native"] = None
+        return state
+
     @property
     def size(self) -> int:
         """The number of parameters."""

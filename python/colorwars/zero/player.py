@@ -80,6 +80,15 @@ class Zero:
         self._searchers: dict[str, PUCT] = {}
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (sent to another process) with its settings and network, without its
+        search trees and lock: they are rebuilt as it plays."""
+        return {"simulations": self.simulations, "time": self.time, "seed": self.seed,
+                "network": self.network, "probe": self.probe_setting, **self._options}  # fmt: skip
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state)  # type: ignore[misc]
+
     @property
     def name(self) -> str:
         """``zero(400)`` or ``zero(0.1s)``."""
