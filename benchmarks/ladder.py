@@ -9,17 +9,34 @@ Writes benchmarks/results/ladder.json (``--name`` for another name) (every ratin
 ``<board>_<rules>:<time>:<player>:elo``), benchmarks/results/ladder.md (the tables the docs
 include) and docs/images/ladder-<board>-<rules>.png (Elo with 95% intervals, one row of
 points per time).
+
+A long ladder (1 s a move on the classic boards takes hours) can be played in parts:
+
+    python benchmarks/ladder.py --boards 8x8:classic --times 1 --name ladder-classic-1s \
+        --checkpoint benchmarks/results/checkpoints
+
+plays the ladder pair by pair and keeps each finished pair in a sealed file (a version and
+checksums: a damaged one is an error naming it) in that folder, one per board and time; run
+again, it plays only the pairs still missing (Ctrl-C loses the pair being played), and
+writes the results once every pair has played. A checkpoint of other settings (players,
+games, seed) is refused.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import time
 from pathlib import Path
+from typing import Any
 
-from _results import RESULTS, write_results
-from colorwars._files import atomic_write
+import numpy as np
+from _results import RESULTS, commit, write_results
+from colorwars._files import atomic_write, read_sealed, seal
 from colorwars.ai import ladder
+from colorwars.errors import FileError
+from colorwars.ladder import LadderResult, bradley_terry
+from colorwars.rules import resolve
 
 PLAYERS = ["random", "greedy", "alphabeta", "learned", "mcts", "zero"]
 IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images"
@@ -43,6 +60,13 @@ def main() -> None:
         help="play nothing: draw the pictures again from every results/ladder*.json (all the "
         "times measured for a board in one picture)",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-write", action="store_true", help="print only: no results, no pictures (tests)"
+    )
+    parser.add_argument(
+        "--checkpoint", type=Path, metavar="FOLDER",
+        help="play pair by pair, keeping each finished pair in FOLDER (see above)",
+    )  # fmt: skip
     args = parser.parse_args()
     if args.redraw:
         redraw()
@@ -58,8 +82,14 @@ def main() -> None:
         rows = []
         for seconds in times:
             t = time.perf_counter()
-            r = ladder(players, games, w, h, rules, time=seconds, seed=args.seed, threads=1)
-            took = time.perf_counter() - t
+            if args.checkpoint is None:
+                r = ladder(players, games, w, h, rules, time=seconds, seed=args.seed, threads=1)
+            else:
+                pairs = in_parts(players, games, w, h, rules, seconds, args.seed, args.checkpoint)
+                if pairs is None:
+                    return  # stopped: the pairs played are kept
+                r = pairs
+            took = time.perf_counter() - t if args.checkpoint is None else r.seconds
             print(f"{board} {rules} at {seconds:g} s a move ({took:.0f} s):", flush=True)
             table = [f"**{board} {rules}, {seconds:g} s a move** ({games} games per pair, "
                      f"{took / 60:.0f} minutes)", "", "| player | Elo | 95% interval | score |",
@@ -77,9 +107,79 @@ def main() -> None:
                 print(f"  {r.names[i]:<20} {r.elo[i]:+6.0f} ({lo:+.0f} to {hi:+.0f}) {score:.0%}")
             rows.append((seconds, r))
             tables.append("\n".join(table) + "\n")
-        draw(w, h, rules, rows)
-    atomic_write(RESULTS / f"{args.name}.md", "\n".join(tables), "ladder tables")
-    write_results(args.name, figures, args.quick)
+        if not args.no_write:
+            draw(w, h, rules, rows)
+    if not args.no_write:
+        atomic_write(RESULTS / f"{args.name}.md", "\n".join(tables), "ladder tables")
+        write_results(args.name, figures, args.quick)
+
+
+KIND, VERSION = "ladder checkpoint", 1
+
+
+def in_parts(
+    players: list[str], games: int, w: int, h: int, rules: str, seconds: float, seed: int,
+    folder: Path,
+) -> LadderResult | None:  # fmt: skip
+    """The ladder of ``players`` played pair by pair, each finished pair kept in a checkpoint
+    in ``folder`` (one file per board and time); None if Ctrl-C stopped it (what was played
+    is kept). The ratings are the Bradley-Terry fit of all the pairs, as ``ladder`` fits
+    them."""
+    path = folder / f"ladder-{w}x{h}-{rules}-{seconds:g}s.ckpt"
+    settings = {"players": players, "games_per_pair": games, "size": [w, h], "rules": rules,
+                "time": seconds, "seed": seed}  # fmt: skip
+    try:
+        found = read_sealed(path, KIND, VERSION, "ladder checkpoint")
+    except FileError as e:
+        raise SystemExit(str(e)) from None
+    pairs: dict[str, dict[str, Any]] = {}
+    if found is not None:
+        header, _ = found
+        if header.get("settings") != settings:
+            raise SystemExit(
+                f"{path} holds a ladder of other settings ({header.get('settings')}), not "
+                f"{settings}: move it aside or delete it to start again"
+            )
+        pairs = header["pairs"]
+        print(f"{path}: {len(pairs)} pairs played before, resumed", flush=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    n = len(players)
+    for a, b in itertools.combinations(range(n), 2):
+        key = f"{a},{b}"
+        if key in pairs:
+            continue
+        try:
+            r = ladder([players[a], players[b]], games, w, h, rules, time=seconds, seed=seed,
+                       threads=1)  # fmt: skip
+        except KeyboardInterrupt:
+            print(f"stopped: {len(pairs)} of {n * (n - 1) // 2} pairs are kept in {path}")
+            return None
+        pairs[key] = {
+            "names": r.names,
+            "wins": [float(r.wins[0, 1]), float(r.wins[1, 0])],
+            "games": float(r.games[0, 1]),
+            "seconds": r.seconds,
+            "commit": commit(),
+        }
+        data = seal(KIND, VERSION, {"settings": settings, "pairs": pairs})
+        atomic_write(path, data, "ladder checkpoint")
+        print(f"  {r.names[0]} {r.wins[0, 1]:g} - {r.wins[1, 0]:g} {r.names[1]} "
+              f"({r.seconds:.0f} s; {len(pairs)} of {n * (n - 1) // 2} pairs)",
+              flush=True)  # fmt: skip
+    wins, played = np.zeros((n, n)), np.zeros((n, n))
+    names = list(players)
+    for key, pair in pairs.items():
+        a, b = (int(x) for x in key.split(","))
+        wins[a, b], wins[b, a] = pair["wins"]
+        played[a, b] = played[b, a] = pair["games"]
+        names[a], names[b] = pair["names"]
+    elo, se = bradley_terry(wins, played)
+    return LadderResult(
+        names, wins, played, resolve(rules), (w, h), seconds,
+        elo=[float(x) for x in elo],
+        interval=[(float(e - 1.96 * s), float(e + 1.96 * s)) for e, s in zip(elo, se, strict=True)],
+        seconds=sum(p["seconds"] for p in pairs.values()),
+    )  # fmt: skip
 
 
 class _Rated:

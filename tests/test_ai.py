@@ -539,3 +539,43 @@ def test_the_versus_benchmark_runs() -> None:
         capture_output=True, text=True, timeout=120, check=True,
     ).stdout  # fmt: skip
     assert "| 3x3 classic |" in out
+
+
+def test_the_ladder_benchmark_plays_in_parts_from_a_checkpoint(tmp_path: Path) -> None:
+    """benchmarks/ladder.py --checkpoint (a long ladder played over several runs): each
+    finished pair is kept; a second run plays none again and rates the same; a checkpoint of
+    other settings, or a damaged one, is one line of refusal naming it."""
+    script = Path(__file__).parent.parent / "benchmarks" / "ladder.py"
+    if not script.exists():
+        pytest.skip("the benchmarks are not in this copy of the suite (the wheel's test)")
+    folder = tmp_path / "checkpoints"
+    base = [sys.executable, str(script), "--boards", "4x4:classic", "--times", "0.01",
+            "--players", "random,greedy,alphabeta", "--no-write",
+            "--checkpoint", str(folder)]  # fmt: skip
+
+    def run(*extra: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([*base, *extra], capture_output=True, text=True, timeout=300)
+        assert (done.returncode == 0) == ok, done.stderr
+        return done
+
+    first = run("--games", "2").stdout
+    assert first.count(" pairs)") == 3  # every pair played, each kept as it finished
+    (checkpoint,) = folder.iterdir()
+    assert checkpoint.name == "ladder-4x4-classic-0.01s.ckpt"
+    second = run("--games", "2").stdout
+    assert "3 pairs played before, resumed" in second
+    assert " pairs)" not in second  # nothing played again
+
+    def ratings(out: str) -> list[str]:
+        return [line for line in out.splitlines() if line.startswith("  ") and "%" in line]
+
+    assert ratings(second) == ratings(first)
+    assert len(ratings(first)) == 3
+    refused = run("--games", "4", ok=False).stderr.strip().splitlines()
+    assert len(refused) == 1
+    assert "holds a ladder of other settings" in refused[0]
+    assert str(checkpoint) in refused[0]
+    checkpoint.write_bytes(checkpoint.read_bytes()[:-5])
+    damaged = run("--games", "2", ok=False).stderr.strip().splitlines()
+    assert len(damaged) == 1
+    assert damaged[0].startswith(f"invalid ladder checkpoint {checkpoint}")
