@@ -28,6 +28,8 @@ except ModuleNotFoundError:
 import colorwars
 from colorwars.web import GameStore, create_app
 from colorwars.web import store as web_store
+from colorwars.zero.player import MAX_SIDE as ZERO_MAX_SIDE
+from colorwars.zero.player import Zero
 
 with warnings.catch_warnings():
     # Starlette 1.x warns when its test client runs on httpx rather than httpx2.
@@ -125,6 +127,39 @@ def test_ai_against_ai_with_every_kind_of_player(client: TestClient) -> None:
     r = client.post(f"/api/games/{h['id']}/ai-move", json={"ai": "random"})
     assert r.status_code == 200
     assert r.json()["move"]["ai"] == "random"
+
+
+def test_zero_sits_at_the_table(client: TestClient) -> None:
+    """Zero, the shipped network's search (docs/learned.md), is a seat of the web app as it is
+    a player everywhere else: within the web's limits of simulations and time, with the
+    network of the board's rules, refused in one clear error where no network fits."""
+    g = new_game(client, seats=["zero:40", "zero:time=0.05"], seed=3)
+    assert g["seats"] == ["zero:40", "zero:time=0.05"]
+    game = colorwars.Game(5, 5)
+    player = web_store.ai_player("zero:40", game, 7, web_store.AI_SECONDS)
+    assert isinstance(player, Zero)
+    assert (player.simulations, player.time, player.seed) == (40, web_store.AI_SECONDS, 7)
+    assert player.probe == Zero().probe  # a budget of simulations keeps its endgame probe
+    timed = web_store.ai_player("zero:time=0.05", game, 0, web_store.AI_SECONDS)
+    assert (timed.time, timed.probe) == (0.05, 0)
+    engine = colorwars.Game(5, 5)
+    while g["winner"] is None:
+        r = client.post(f"/api/games/{g['id']}/ai-move")
+        assert r.status_code == 200, r.text
+        g = r.json()
+        assert g["move"]["ai"] in {"zero:40", "zero:time=0.05"}
+        engine.play(g["move"]["cell"])  # a legal move, the engine's own game agreeing
+        assert g["position"] == engine.to_text()
+    classic = new_game(client, width=8, height=8, rules="classic", seats=["human", "zero"])
+    assert classic["seats"] == ["human", "zero:400"]
+    client.post(f"/api/games/{classic['id']}/moves", json={"cell": "d4"})
+    reply = client.post(f"/api/games/{classic['id']}/ai-move").json()
+    assert reply["move"]["ai"] == "zero:400"
+    assert reply["ply"] == 2
+    options = client.get("/api/options").json()
+    assert "zero" in options["seats"]
+    assert "zero:400" in options["ai_defaults"]
+    assert options["limits"]["zero_side"] == ZERO_MAX_SIDE
 
 
 def test_new_game_options(client: TestClient) -> None:
@@ -324,6 +359,9 @@ BAD_NEW_GAMES = [
     ({"seats": ["human", "mcts:999999999"]}, 400, "InvalidPlayerError", "simulations"),
     ({"seats": ["human", "alphabeta:40"]}, 400, "InvalidPlayerError", "depth"),
     ({"players": 3, "seats": ["alphabeta"] * 3}, 400, "InvalidPlayerError", "two-player"),
+    ({"players": 3, "seats": ["zero"] * 3}, 400, "InvalidPlayerError", "3 players"),
+    ({"width": 13, "seats": ["human", "zero"]}, 400, "InvalidPlayerError", "sides 2 to 12"),
+    ({"seats": ["human", "zero:999999999"]}, 400, "InvalidPlayerError", "simulations"),
     ({"seats": ["human", 7]}, 400, "InvalidPlayerError", "invalid player"),
     ({"seed": -1}, 400, "ConfigError", "seed"),
     ({"colour": "red"}, 400, "BadRequest", "unknown field 'colour'"),

@@ -299,6 +299,58 @@ def test_the_tools_around_the_board(browser: Any, server: str) -> None:
     assert not problems, problems
 
 
+def test_a_game_against_zero_the_network(browser: Any, server: str) -> None:
+    """Zero (the shipped network's search) is a seat of the new-game form, with its budget of
+    simulations, and plays its replies; where no network fits (three players, a side above
+    the networks') the form offers it disabled, saying why."""
+    page, problems = open_page(browser, server, viewport={"width": 1280, "height": 860})
+    page.select_option("#speed", "0")
+    page.click("#new-game-button")
+    page.select_option("#ng-board", "5x5")
+    page.select_option("#ng-rules", "classic")
+    page.select_option("#ng-players", "2")
+    seat = page.locator("#ng-seats .seat-kind").nth(1)
+    seat.select_option("zero")
+    budget = page.locator("#ng-seats .seat-budget").nth(1)
+    assert budget.is_visible()
+    assert budget.get_attribute("title") == "simulations"
+    assert budget.input_value() == "400"  # the server's default for Zero
+    budget.fill("60")
+    old = board(page, "game")
+    page.click("#ng-start")
+    page.wait_for_function(f"() => document.getElementById('board').dataset.game !== '{old}'")
+    engine = colorwars.Game(5, 5, rules="classic")
+    for cell in (12, 6):  # c3, then b2 or wherever is still legal
+        if cell not in engine.legal_moves():
+            cell = engine.legal_moves()[0]
+        page.click(f'#board [data-cell="{cell}"]')
+        page.wait_for_function(IDLE, arg=engine.ply)
+        listed = page.eval_on_selector_all(
+            "#moves li", "items => items.map(i => Number(i.dataset.moveCell))"
+        )
+        assert listed[engine.ply] == cell
+        for move in listed[engine.ply :]:
+            engine.play(move)  # Zero's reply, legal on the engine
+        assert board(page, "position") == engine.to_text()
+    assert engine.ply == 4
+    # No network fits three players, or a board of side 13: offered, disabled, with the reason.
+    page.click("#new-game-button")
+    zero = "#ng-seats .seat-kind >> nth=1 >> option[value='zero']"
+    assert not page.locator(zero).is_disabled()
+    page.select_option("#ng-players", "3")
+    assert page.locator(zero).is_disabled()
+    assert "two players" in (page.locator(zero).get_attribute("title") or "")
+    page.select_option("#ng-players", "2")
+    page.select_option("#ng-board", "custom")
+    page.fill("#ng-width", "13")
+    page.dispatch_event("#ng-width", "change")
+    assert page.locator(zero).is_disabled()
+    page.fill("#ng-width", "12")
+    page.dispatch_event("#ng-width", "change")
+    assert not page.locator(zero).is_disabled()
+    assert not problems, problems
+
+
 def test_the_page_at_a_phones_width(browser: Any, server: str, shots: Path) -> None:
     phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
              "device_scale_factor": 2}  # fmt: skip

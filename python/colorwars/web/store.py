@@ -44,6 +44,8 @@ from colorwars.players import MCTS, AlphaBeta, Greedy, Random, native_game, pars
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS
 from colorwars.web.db import GameDB, StoreError
+from colorwars.zero.player import MAX_SIDE as ZERO_MAX_SIDE
+from colorwars.zero.player import Zero
 
 __all__ = [
     "AI_SECONDS",
@@ -132,10 +134,10 @@ DIFFICULTIES = {"easy": "greedy", "medium": "mcts:2000", "hard": "learned:time=1
 PERFECT_SECONDS = 1.0
 PERFECT_MEMORY = 64 << 20
 DEFAULT_SEATS = ("human", "medium")
-AI_CHOICES = ("random", "greedy", "mcts:2000", "alphabeta:4")
+AI_CHOICES = ("random", "greedy", "mcts:2000", "alphabeta:4", "zero:400")
 DEFAULT_ANALYSIS = 10_000
 
-AiPlayer = Random | Greedy | MCTS | AlphaBeta | Perfect
+AiPlayer = Random | Greedy | MCTS | AlphaBeta | Perfect | Zero
 
 
 class RequestError(Exception):
@@ -168,8 +170,9 @@ def body_fields(body: object, allowed: tuple[str, ...], what: str) -> Mapping[st
 
 def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
     """An AI player from its name (a difficulty: ``easy``, ``medium``, ``hard``, ``perfect``;
-    or ``random``, ``greedy``, ``mcts[:SIMULATIONS]``, ``alphabeta[:DEPTH]``) within the web's
-    limits, searching at most ``seconds``, for ``game``'s board."""
+    or ``random``, ``greedy``, ``mcts[:SIMULATIONS]``, ``alphabeta[:DEPTH]``,
+    ``zero[:SIMULATIONS]``, the shipped network's search) within the web's limits, searching
+    at most ``seconds``, for ``game``'s board."""
     if isinstance(name, str) and name.strip().lower() in DIFFICULTIES:
         level = name.strip().lower()
         if level == "perfect":
@@ -204,9 +207,16 @@ def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
         )  # fmt: skip
     if isinstance(player, Random | Greedy):
         return Random(seed=seed) if isinstance(player, Random) else Greedy(seed=seed)
+    if isinstance(player, Zero):
+        # The shipped network for the board (InvalidPlayerError where none fits: more
+        # players, a bigger board); simulations within the web's limit, the time within its.
+        player.network_for(game)
+        n = check.whole(player.simulations, "simulations", 1, MAX_SIMULATIONS, InvalidPlayerError)
+        budget = seconds if player.time is None else min(seconds, player.time)
+        return Zero(simulations=n, time=budget, seed=seed, probe=player.probe)
     raise InvalidPlayerError(
         f"invalid player {name!r}: the web app's players are human, easy, medium, hard, "
-        "perfect, random, greedy, mcts:SIMULATIONS and alphabeta:DEPTH"
+        "perfect, random, greedy, mcts:SIMULATIONS, alphabeta:DEPTH and zero:SIMULATIONS"
     )
 
 
@@ -257,6 +267,9 @@ def seat_name(name: object, game: Game) -> str:
     if isinstance(player, AlphaBeta):
         kind = "learned" if player.eval == "learned" else "alphabeta"
         return f"{kind}:time={timed:g}" if timed else f"{kind}:{player.depth}"
+    if isinstance(player, Zero) and isinstance(asked, Zero):
+        base = f"zero:time={timed:g}" if timed else f"zero:{player.simulations}"
+        return base if asked.probe_setting is None else f"{base}:probe={asked.probe}"
     return str(player.name)
 
 
@@ -1120,7 +1133,7 @@ def options() -> dict[str, Any]:
         "players": [check.MIN_PLAYERS, check.MAX_PLAYERS],
         "letters": PLAYER_LETTERS,
         "colours": list(PLAYER_COLOURS),
-        "seats": [HUMAN, *DIFFICULTIES, "random", "greedy", "mcts", "alphabeta"],
+        "seats": [HUMAN, *DIFFICULTIES, "random", "greedy", "mcts", "alphabeta", "zero"],
         "difficulties": DIFFICULTIES,
         "perfect_boards": perfect_boards(),
         "ai_defaults": list(AI_CHOICES),
@@ -1134,6 +1147,7 @@ def options() -> dict[str, Any]:
             "history_page": HISTORY_PAGE,
             "simulations": MAX_SIMULATIONS,
             "depth": MAX_DEPTH,
+            "zero_side": ZERO_MAX_SIDE,
             "ai_seconds": AI_SECONDS,
             "hint_seconds": HINT_SECONDS,
             "analysis_seconds": ANALYSIS_SECONDS,

@@ -1078,12 +1078,18 @@
       kind.setAttribute("aria-label", `seat ${letter(p)}`);
       const [bw, bh] = boardSize();
       const solved = n === 2 && ui.options.perfect_boards.includes(`${bw}x${bh} ${$("ng-rules").value}`);
+      // Zero, the shipped network's search: two players, sides up to the network's.
+      const zeroFits = n === 2 && Math.max(bw, bh) <= ui.options.limits.zero_side;
       for (const k of ui.options.seats) {
-        const names = { mcts: "MCTS", alphabeta: "alpha-beta", human: "human" };
+        const names = { mcts: "MCTS", alphabeta: "alpha-beta", human: "human", zero: "Zero (network)" };
         const level = ui.options.difficulties[k];
         const option = new Option(level ? `${LEVELS[k]} (${level})` : names[k] || k, k);
         if (k === "alphabeta" && n !== 2) option.disabled = true;
         if (k === "perfect" && !solved) { option.disabled = true; option.title = "only on the boards the package has solved"; }
+        if (k === "zero" && !zeroFits) {
+          option.disabled = true;
+          option.title = `two players, sides up to ${ui.options.limits.zero_side}`;
+        }
         kind.add(option);
       }
       const budget = document.createElement("input");
@@ -1096,8 +1102,9 @@
       const sync = () => {
         const k = kind.value;
         budget.hidden = !(k in defaults);
-        budget.max = String(k === "mcts" ? ui.options.limits.simulations : ui.options.limits.depth);
-        budget.title = k === "mcts" ? "simulations" : "depth";
+        const searches = k === "mcts" || k === "zero";
+        budget.max = String(searches ? ui.options.limits.simulations : ui.options.limits.depth);
+        budget.title = searches ? "simulations" : "depth";
         budget.setAttribute("aria-label", `${budget.title} for seat ${letter(p)}`);
         if (!budget.value || budget.dataset.kind !== k) budget.value = defaults[k] || "";
         budget.dataset.kind = k;
@@ -1105,7 +1112,7 @@
       kind.addEventListener("change", sync);
       const previous = old[p] || (p === 0 ? "human" : ui.options.default_seats[1]);
       const [k, arg] = previous.split(":");
-      kind.value = (k === "alphabeta" && n !== 2) || (k === "perfect" && !solved) ? "hard" : k;
+      kind.value = (k === "alphabeta" && n !== 2) || (k === "perfect" && !solved) || (k === "zero" && !zeroFits) ? "hard" : k;
       sync();
       if (arg && kind.value === k) budget.value = arg;
       box.appendChild(row);
@@ -1115,7 +1122,7 @@
   function readSeat(row) {
     const k = row.querySelector(".seat-kind").value;
     const b = row.querySelector(".seat-budget").value;
-    return k === "mcts" || k === "alphabeta" ? `${k}:${b}` : k;
+    return k === "mcts" || k === "alphabeta" || k === "zero" ? `${k}:${b}` : k;
   }
 
   function boardSize() {
