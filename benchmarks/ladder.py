@@ -16,10 +16,13 @@ A long ladder (1 s a move on the classic boards takes hours) can be played in pa
         --checkpoint benchmarks/results/checkpoints
 
 plays the ladder pair by pair and keeps each finished pair in a sealed file (a version and
-checksums: a damaged one is an error naming it) in that folder, one per board and time; run
-again, it plays only the pairs still missing (Ctrl-C loses the pair being played), and
-writes the results once every pair has played. A checkpoint of other settings (players,
-games, seed) is refused.
+checksums: a damaged one is an error naming it) in that folder, one per board and time,
+locked while a run uses it; run again, it plays only the pairs still missing (Ctrl-C loses
+the pair being played and exits with 130), and writes the results once every pair has
+played. Each pair plays from openings of its own (the seed plus the pair's index), so the
+games differ from those of a ladder played at once. A checkpoint of other settings
+(players, games, seed) is refused; pairs played at another commit are combined, with a note
+naming the commits.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any
 
 import numpy as np
 from _results import RESULTS, commit, write_results
-from colorwars._files import atomic_write, read_sealed, seal
+from colorwars._files import atomic_write, locked, read_sealed, seal
 from colorwars.ai import ladder
 from colorwars.errors import FileError
 from colorwars.ladder import LadderResult, bradley_terry
@@ -87,7 +90,7 @@ def main() -> None:
             else:
                 pairs = in_parts(players, games, w, h, rules, seconds, args.seed, args.checkpoint)
                 if pairs is None:
-                    return  # stopped: the pairs played are kept
+                    raise SystemExit(130)  # stopped by Ctrl-C: the pairs played are kept
                 r = pairs
             took = time.perf_counter() - t if args.checkpoint is None else r.seconds
             print(f"{board} {rules} at {seconds:g} s a move ({took:.0f} s):", flush=True)
@@ -122,17 +125,28 @@ def in_parts(
     folder: Path,
 ) -> LadderResult | None:  # fmt: skip
     """The ladder of ``players`` played pair by pair, each finished pair kept in a checkpoint
-    in ``folder`` (one file per board and time); None if Ctrl-C stopped it (what was played
-    is kept). The ratings are the Bradley-Terry fit of all the pairs, as ``ladder`` fits
-    them."""
+    in ``folder`` (one file per board and time, locked while a run uses it); None if Ctrl-C
+    stopped it (what was played is kept). Each pair ``(a, b)`` plays from openings and seeds
+    of its own (``seed`` plus the pair's index, as ``ladder`` varies them between pairs); the
+    ratings are the Bradley-Terry fit of all the pairs, as ``ladder`` fits them."""
     path = folder / f"ladder-{w}x{h}-{rules}-{seconds:g}s.ckpt"
     settings = {"players": players, "games_per_pair": games, "size": [w, h], "rules": rules,
                 "time": seconds, "seed": seed}  # fmt: skip
+    folder.mkdir(parents=True, exist_ok=True)
     try:
-        found = read_sealed(path, KIND, VERSION, "ladder checkpoint")
+        with locked(path, "ladder checkpoint"):
+            return _play_pairs(players, games, w, h, rules, seconds, seed, path, settings)
     except FileError as e:
         raise SystemExit(str(e)) from None
+
+
+def _play_pairs(
+    players: list[str], games: int, w: int, h: int, rules: str, seconds: float, seed: int,
+    path: Path, settings: dict[str, Any],
+) -> LadderResult | None:  # fmt: skip
+    found = read_sealed(path, KIND, VERSION, "ladder checkpoint")
     pairs: dict[str, dict[str, Any]] = {}
+    here = commit()
     if found is not None:
         header, _ = found
         if header.get("settings") != settings:
@@ -142,15 +156,20 @@ def in_parts(
             )
         pairs = header["pairs"]
         print(f"{path}: {len(pairs)} pairs played before, resumed", flush=True)
-    folder.mkdir(parents=True, exist_ok=True)
+        others = sorted({p["commit"] for p in pairs.values()} - {here})
+        if others:
+            # The players may have changed since (a network retrained, weights refitted):
+            # the pairs are still combined, and the results say which commits played them.
+            print(f"note: pairs of this ladder were played at commit {', '.join(others)}; "
+                  f"this run is at {here}", flush=True)  # fmt: skip
     n = len(players)
     for a, b in itertools.combinations(range(n), 2):
         key = f"{a},{b}"
         if key in pairs:
             continue
         try:
-            r = ladder([players[a], players[b]], games, w, h, rules, time=seconds, seed=seed,
-                       threads=1)  # fmt: skip
+            r = ladder([players[a], players[b]], games, w, h, rules, time=seconds,
+                       seed=seed + a * n + b, threads=1)  # fmt: skip
         except KeyboardInterrupt:
             print(f"stopped: {len(pairs)} of {n * (n - 1) // 2} pairs are kept in {path}")
             return None
@@ -159,7 +178,8 @@ def in_parts(
             "wins": [float(r.wins[0, 1]), float(r.wins[1, 0])],
             "games": float(r.games[0, 1]),
             "seconds": r.seconds,
-            "commit": commit(),
+            "forfeits": r.forfeits,
+            "commit": here,
         }
         data = seal(KIND, VERSION, {"settings": settings, "pairs": pairs})
         atomic_write(path, data, "ladder checkpoint")
@@ -179,6 +199,7 @@ def in_parts(
         elo=[float(x) for x in elo],
         interval=[(float(e - 1.96 * s), float(e + 1.96 * s)) for e, s in zip(elo, se, strict=True)],
         seconds=sum(p["seconds"] for p in pairs.values()),
+        forfeits=[f for p in pairs.values() for f in p.get("forfeits", [])],
     )  # fmt: skip
 
 

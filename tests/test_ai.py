@@ -544,7 +544,8 @@ def test_the_versus_benchmark_runs() -> None:
 def test_the_ladder_benchmark_plays_in_parts_from_a_checkpoint(tmp_path: Path) -> None:
     """benchmarks/ladder.py --checkpoint (a long ladder played over several runs): each
     finished pair is kept; a second run plays none again and rates the same; a checkpoint of
-    other settings, or a damaged one, is one line of refusal naming it."""
+    other settings, one in use by another run, or a damaged one, is one line of refusal
+    naming it."""
     script = Path(__file__).parent.parent / "benchmarks" / "ladder.py"
     if not script.exists():
         pytest.skip("the benchmarks are not in this copy of the suite (the wheel's test)")
@@ -575,6 +576,12 @@ def test_the_ladder_benchmark_plays_in_parts_from_a_checkpoint(tmp_path: Path) -
     assert len(refused) == 1
     assert "holds a ladder of other settings" in refused[0]
     assert str(checkpoint) in refused[0]
+    from colorwars._files import locked
+
+    with locked(checkpoint, "ladder checkpoint"):  # another run is using it
+        busy = run("--games", "2", ok=False).stderr.strip().splitlines()
+    assert len(busy) == 1
+    assert str(checkpoint) in busy[0]
     checkpoint.write_bytes(checkpoint.read_bytes()[:-5])
     damaged = run("--games", "2", ok=False).stderr.strip().splitlines()
     assert len(damaged) == 1

@@ -160,6 +160,33 @@ def test_zero_sits_at_the_table(client: TestClient) -> None:
     assert "zero" in options["seats"]
     assert "zero:400" in options["ai_defaults"]
     assert options["limits"]["zero_side"] == ZERO_MAX_SIDE
+    assert options["limits"]["zero_simulations"] == web_store.MAX_ZERO_SIMULATIONS
+    assert options["zero_rules"] == ["colorwars", "classic"]
+    # Every name a Zero seat is given reads back as itself, to the same player: the seat is
+    # rebuilt from its name at each move and from the database.
+    asked = {
+        "zero": "zero:400",
+        "zero:40": "zero:40",
+        "zero:probe=0": "zero:simulations=400:probe=0",
+        "zero:simulations=40:time=0.05": "zero:simulations=40:time=0.05",
+        "zero:time=5": "zero:time=5",  # a time alone: as many simulations as the web allows
+        "zero:time=1:probe=500": "zero:time=1:probe=500",
+    }
+    for name, shown in asked.items():
+        assert web_store.seat_name(name, game) == shown
+        assert web_store.seat_name(shown, game) == shown
+        one = web_store.ai_player(name, game, 0, web_store.AI_SECONDS)
+        two = web_store.ai_player(shown, game, 0, web_store.AI_SECONDS)
+        assert repr(one) == repr(two)
+    limit = web_store.MAX_ZERO_SIMULATIONS
+    assert web_store.ai_player("zero:time=5", game, 0, 5.0).simulations == limit
+    g = new_game(client, seats=["zero:probe=0", "human"])
+    assert g["seats"] == ["zero:simulations=400:probe=0", "human"]
+    r = client.post(f"/api/games/{g['id']}/ai-move")
+    assert r.status_code == 200, r.text
+    live = GameStore().create({"seats": ["zero:probe=0", "human"]})
+    rebuilt = web_store.LiveGame.from_data("rebuilt", "client", live.to_data())
+    assert rebuilt.seats == live.seats == ("zero:simulations=400:probe=0", "human")
 
 
 def test_new_game_options(client: TestClient) -> None:
@@ -362,6 +389,8 @@ BAD_NEW_GAMES = [
     ({"players": 3, "seats": ["zero"] * 3}, 400, "InvalidPlayerError", "3 players"),
     ({"width": 13, "seats": ["human", "zero"]}, 400, "InvalidPlayerError", "sides 2 to 12"),
     ({"seats": ["human", "zero:999999999"]}, 400, "InvalidPlayerError", "simulations"),
+    ({"seats": ["human", "zero:20001"]}, 400, "InvalidPlayerError", "simulations"),
+    ({"rules": "none+empty", "seats": ["human", "zero"]}, 400, "InvalidPlayerError", "rules"),
     ({"seats": ["human", 7]}, 400, "InvalidPlayerError", "invalid player"),
     ({"seed": -1}, 400, "ConfigError", "seed"),
     ({"colour": "red"}, 400, "BadRequest", "unknown field 'colour'"),

@@ -302,7 +302,8 @@ def test_the_tools_around_the_board(browser: Any, server: str) -> None:
 def test_a_game_against_zero_the_network(browser: Any, server: str) -> None:
     """Zero (the shipped network's search) is a seat of the new-game form, with its budget of
     simulations, and plays its replies; where no network fits (three players, a side above
-    the networks') the form offers it disabled, saying why."""
+    the networks', rules no network was trained for) the form offers it disabled, saying
+    why."""
     page, problems = open_page(browser, server, viewport={"width": 1280, "height": 860})
     page.select_option("#speed", "0")
     page.click("#new-game-button")
@@ -333,7 +334,8 @@ def test_a_game_against_zero_the_network(browser: Any, server: str) -> None:
             engine.play(move)  # Zero's reply, legal on the engine
         assert board(page, "position") == engine.to_text()
     assert engine.ply == 4
-    # No network fits three players, or a board of side 13: offered, disabled, with the reason.
+    # No network fits three players, a board of side 13 or other rules: offered, disabled,
+    # with the reason.
     page.click("#new-game-button")
     zero = "#ng-seats .seat-kind >> nth=1 >> option[value='zero']"
     assert not page.locator(zero).is_disabled()
@@ -347,6 +349,11 @@ def test_a_game_against_zero_the_network(browser: Any, server: str) -> None:
     assert page.locator(zero).is_disabled()
     page.fill("#ng-width", "12")
     page.dispatch_event("#ng-width", "change")
+    assert not page.locator(zero).is_disabled()
+    page.select_option("#ng-rules", "none+empty")  # no network was trained for these rules
+    assert page.locator(zero).is_disabled()
+    assert "colorwars or classic rules" in (page.locator(zero).get_attribute("title") or "")
+    page.select_option("#ng-rules", "colorwars")
     assert not page.locator(zero).is_disabled()
     assert not problems, problems
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from importlib.resources import files
 from pathlib import Path
 
 import colorwars
@@ -438,17 +439,22 @@ def test_the_match_goal_benchmark_runs() -> None:
 
 def test_zero_pickles_with_its_settings_and_plays_the_same() -> None:
     """Sent to another process (a process pool, a Ray worker, or as ``Perfect``'s fallback),
-    Zero keeps its settings and network and plays the same move for its seed; its trees and
-    lock are rebuilt."""
+    Zero keeps its settings and network and, fresh, plays the same move for its seed; its
+    trees and lock are rebuilt, and a network that has played is sent without its native
+    inference (which cannot be pickled)."""
     import pickle
 
-    from colorwars.zero import shipped
+    from colorwars.zero import load, shipped
 
     g = colorwars.Game(5, 5)
     g.play("c3")
+    used = load(files("colorwars") / "networks" / "colorwars.net")  # a copy of its own
+    used.forward(views.planes(g)[None])  # it has built its native inference
+    assert used._native is not None
     for player in (
         Zero(simulations=30, seed=4, probe=0, c_puct=2.0, batch=4),
-        Zero(simulations=20, network=shipped("colorwars"), probe=500),
+        Zero(simulations=20, network=used, probe=500),
+        Zero(simulations=20, network=shipped("colorwars")),
         Zero(time=0.05),
     ):
         again = pickle.loads(pickle.dumps(player))

@@ -42,10 +42,10 @@ from colorwars.game import Game
 from colorwars.perfect import Perfect
 from colorwars.players import MCTS, AlphaBeta, Greedy, Random, native_game, parse_player
 from colorwars.record import GameRecord
-from colorwars.rules import PRESETS
+from colorwars.rules import PRESETS, resolve
 from colorwars.web.db import GameDB, StoreError
 from colorwars.zero.player import MAX_SIDE as ZERO_MAX_SIDE
-from colorwars.zero.player import Zero
+from colorwars.zero.player import Zero, _time_cap
 
 __all__ = [
     "AI_SECONDS",
@@ -93,6 +93,10 @@ MAX_ONLINE_GAMES = 100
 MAX_ONLINE_GAMES_PER_CLIENT = 20
 # Every AI search's budget and time:
 MAX_SIMULATIONS = 200_000
+# Zero's simulations: each evaluates the network (about 10,000 a second on one core, one
+# evaluation at a time across the server's games), and its tree takes memory by the
+# simulation: 20,000 is two seconds of search and about 150 MB on a 12 x 12 board.
+MAX_ZERO_SIMULATIONS = 20_000
 MAX_DEPTH = 10
 AI_SECONDS = 5.0  # an AI seat's move stops by then, whatever its budget
 HINT_SECONDS = 1.0
@@ -209,15 +213,35 @@ def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
         return Random(seed=seed) if isinstance(player, Random) else Greedy(seed=seed)
     if isinstance(player, Zero):
         # The shipped network for the board (InvalidPlayerError where none fits: more
-        # players, a bigger board); simulations within the web's limit, the time within its.
+        # players, a bigger board, other rules); simulations within the web's limit (a time
+        # alone, ``zero:time=1``: as many as the limit allows within it), the time within its.
         player.network_for(game)
-        n = check.whole(player.simulations, "simulations", 1, MAX_SIMULATIONS, InvalidPlayerError)
+        n = (
+            check.whole(
+                player.simulations, "simulations", 1, MAX_ZERO_SIMULATIONS, InvalidPlayerError
+            )
+            if _zero_simulations_asked(player)
+            else min(player.simulations, MAX_ZERO_SIMULATIONS)
+        )
         budget = seconds if player.time is None else min(seconds, player.time)
         return Zero(simulations=n, time=budget, seed=seed, probe=player.probe)
     raise InvalidPlayerError(
         f"invalid player {name!r}: the web app's players are human, easy, medium, hard, "
         "perfect, random, greedy, mcts:SIMULATIONS, alphabeta:DEPTH and zero:SIMULATIONS"
     )
+
+
+def _zero_simulations_asked(player: Zero) -> bool:
+    """Whether a Zero's name set its simulations (``zero:400``), not only a time
+    (``zero:time=1``, whose simulations are the time's cap)."""
+    return player.time is None or player.simulations != _time_cap(player.time)
+
+
+def zero_rules() -> list[str]:
+    """The web's rule sets a shipped Zero network plays (``options()["zero_rules"]``)."""
+    names = {("drop3", "empty"), ("none", "subtract")}  # colorwars, classic
+    offered = [*PRESETS, "drop3+subtract", "none+empty"]
+    return [r for r in offered if (resolve(r).opening, resolve(r).burst) in names]
 
 
 # One perfect player a board, kept across requests (its proof table is worth keeping).
@@ -268,8 +292,18 @@ def seat_name(name: object, game: Game) -> str:
         kind = "learned" if player.eval == "learned" else "alphabeta"
         return f"{kind}:time={timed:g}" if timed else f"{kind}:{player.depth}"
     if isinstance(player, Zero) and isinstance(asked, Zero):
-        base = f"zero:time={timed:g}" if timed else f"zero:{player.simulations}"
-        return base if asked.probe_setting is None else f"{base}:probe={asked.probe}"
+        # A name parse_player reads back to the same player (the seat is rebuilt from it
+        # each move, and from the database): ``zero:400``, else every setting as key=value.
+        if not timed and asked.probe_setting is None:
+            return f"zero:{player.simulations}"
+        parts = ["zero"]
+        if _zero_simulations_asked(asked):
+            parts.append(f"simulations={player.simulations}")
+        if timed:
+            parts.append(f"time={timed:g}")
+        if asked.probe_setting is not None:
+            parts.append(f"probe={asked.probe}")
+        return ":".join(parts)
     return str(player.name)
 
 
@@ -1056,7 +1090,8 @@ def build(body: object) -> LiveGame:
             "seats",
             seats,
             f"expected a list of {game.players} seats, each 'human' or an AI "
-            "(easy, medium, hard, perfect, random, greedy, mcts:SIMULATIONS, alphabeta:DEPTH)",
+            "(easy, medium, hard, perfect, random, greedy, mcts:SIMULATIONS, alphabeta:DEPTH, "
+            "zero:SIMULATIONS)",
         )
     names = tuple(seat_name(s, game) for s in seats)
     live = LiveGame(
@@ -1136,6 +1171,7 @@ def options() -> dict[str, Any]:
         "seats": [HUMAN, *DIFFICULTIES, "random", "greedy", "mcts", "alphabeta", "zero"],
         "difficulties": DIFFICULTIES,
         "perfect_boards": perfect_boards(),
+        "zero_rules": zero_rules(),
         "ai_defaults": list(AI_CHOICES),
         "default_seats": list(DEFAULT_SEATS),
         "limits": {
@@ -1148,6 +1184,7 @@ def options() -> dict[str, Any]:
             "simulations": MAX_SIMULATIONS,
             "depth": MAX_DEPTH,
             "zero_side": ZERO_MAX_SIDE,
+            "zero_simulations": MAX_ZERO_SIMULATIONS,
             "ai_seconds": AI_SECONDS,
             "hint_seconds": HINT_SECONDS,
             "analysis_seconds": ANALYSIS_SECONDS,

@@ -1078,8 +1078,9 @@
       kind.setAttribute("aria-label", `seat ${letter(p)}`);
       const [bw, bh] = boardSize();
       const solved = n === 2 && ui.options.perfect_boards.includes(`${bw}x${bh} ${$("ng-rules").value}`);
-      // Zero, the shipped network's search: two players, sides up to the network's.
-      const zeroFits = n === 2 && Math.max(bw, bh) <= ui.options.limits.zero_side;
+      // Zero, the shipped network's search: two players, its networks' rules, sides up to theirs.
+      const zeroFits = n === 2 && Math.max(bw, bh) <= ui.options.limits.zero_side
+        && ui.options.zero_rules.includes($("ng-rules").value);
       for (const k of ui.options.seats) {
         const names = { mcts: "MCTS", alphabeta: "alpha-beta", human: "human", zero: "Zero (network)" };
         const level = ui.options.difficulties[k];
@@ -1088,7 +1089,7 @@
         if (k === "perfect" && !solved) { option.disabled = true; option.title = "only on the boards the package has solved"; }
         if (k === "zero" && !zeroFits) {
           option.disabled = true;
-          option.title = `two players, sides up to ${ui.options.limits.zero_side}`;
+          option.title = `two players, ${ui.options.zero_rules.join(" or ")} rules, sides up to ${ui.options.limits.zero_side}`;
         }
         kind.add(option);
       }
@@ -1103,7 +1104,8 @@
         const k = kind.value;
         budget.hidden = !(k in defaults);
         const searches = k === "mcts" || k === "zero";
-        budget.max = String(searches ? ui.options.limits.simulations : ui.options.limits.depth);
+        const limits = ui.options.limits;
+        budget.max = String(k === "zero" ? limits.zero_simulations : k === "mcts" ? limits.simulations : limits.depth);
         budget.title = searches ? "simulations" : "depth";
         budget.setAttribute("aria-label", `${budget.title} for seat ${letter(p)}`);
         if (!budget.value || budget.dataset.kind !== k) budget.value = defaults[k] || "";
