@@ -236,6 +236,47 @@ def test_threads_stop_on_time_and_resume_from_a_checkpoint(tmp_path: Path) -> No
     assert done.positions <= again.positions < done.positions + fresh.positions // 10
 
 
+def test_a_whole_position_run_saves_as_it_goes_and_a_killed_run_resumes(tmp_path: Path) -> None:
+    """``split=False`` with a checkpoint saves every ``save_every`` seconds while it searches,
+    so a run killed outright (no Ctrl-C, nothing saved at the end) keeps what it had proven:
+    the next run reads it, counts its positions and finishes with the same winner."""
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "whole.bin"
+    script = (
+        "import colorwars\n"
+        f"colorwars.prove(3, 4, rules='classic', split=False, checkpoint={str(path)!r}, "
+        "save_every=0.2, memory='64M')\n"
+    )
+    run = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 120
+        while not path.exists() and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert path.exists(), "no checkpoint was saved while the search ran"
+        assert run.poll() is None, "the search ended before it was killed (make it longer)"
+    finally:
+        run.kill()
+        run.wait()
+    header, _ = unseal(path, path.read_bytes(), CHECKPOINT_KIND, CHECKPOINT_FORMAT, "c")
+    assert header["positions"] > 0
+    assert header["moves"] == {}
+    fresh = colorwars.prove(3, 4, rules="classic", split=False, memory="64M")
+    resumed = colorwars.prove(3, 4, rules="classic", split=False, checkpoint=path, memory="64M")
+    assert resumed.winner == fresh.winner == colorwars.solve(3, 4, rules="classic").winner
+    assert resumed.positions > header["positions"]
+    replays_to(3, 4, "classic", resumed.line, fresh.winner)
+
+
+def test_save_every_is_checked() -> None:
+    with pytest.raises(ConfigError, match="save_every"):
+        colorwars.prove(3, 3, save_every=0)
+    with pytest.raises(ConfigError, match="save_every"):
+        colorwars.prove(3, 3, save_every=float("nan"))
+
+
 def test_the_parallel_benchmark_runs() -> None:
     """benchmarks/bench_prove.py (the speedup of two threads) on its small boards."""
     import subprocess

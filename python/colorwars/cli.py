@@ -357,6 +357,7 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
             address=args.address,
             progress=progress,
             threads=args.threads,
+            save_every=args.save_every,
         )
     console.print(Text(str(proof)), soft_wrap=True)
     if args.checkpoint is not None:
@@ -807,6 +808,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve.add_argument(
         "--checkpoint", help="pn: keep proofs and results in FILE; a run resumes from it"
+    )
+    solve.add_argument(
+        "--save-every",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="pn --no-split: save the checkpoint this often while the position is proven (600)",
     )
     _backend_flags(solve, "pn: prove the first-move groups here or as Ray tasks")
     solve.add_argument(

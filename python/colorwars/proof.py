@@ -77,6 +77,9 @@ CHECKPOINT_FORMAT = 2
 #: at once.
 SAVE_MIN_WORK = 2
 FIRST_SLICE = 5.0
+#: Seconds between saves of a checkpoint while one position is proven whole (``split=False``):
+#: a run killed outright (no Ctrl-C: a power cut, a session's end) loses at most this much.
+SAVE_EVERY = 600.0
 
 
 @dataclass
@@ -296,6 +299,7 @@ def prove(
     address: str | None = None,
     progress: Callable[[str, int], object] | None = None,
     threads: int | None = None,
+    save_every: float | None = SAVE_EVERY,
 ) -> Proof:
     """Proves who wins by proof-number search: ``prove(game)`` from a game's position or
     ``prove(width, height, rules=...)`` from the empty board.
@@ -310,6 +314,9 @@ def prove(
     searchers share the table (parallel df-pn, parting where the likely loser moves; the
     same results as one thread, found sooner): None for one, 0 for one per core here and one
     per Ray task (each task then asks Ray for that many CPUs).
+    ``save_every`` (seconds, None: only at the end) saves the checkpoint that often while one
+    position is proven whole (``split=False``; a split run saves after every slice): the
+    search pauses, saves what is proven and goes on from the same table.
     ``progress(message, positions)`` is called about ten times a second. Ctrl-C stops the search;
     what was proven is saved first.
 
@@ -327,6 +334,7 @@ def prove(
     split = check.flag(split, "split")
     verify = check.flag(verify, "verify")
     backend = check.choice(backend, "backend", ("local", "ray"))
+    every = None if save_every is None else check.number(save_every, "save_every", 0.1, 1e9)
     n = 1 if threads is None else check.whole(threads, "threads", 0, MAX_THREADS)
     if n == 0:
         n = 1 if backend == "ray" else min(cores(), MAX_THREADS)
@@ -334,7 +342,19 @@ def prove(
     path = None if checkpoint is None else check_output(checkpoint, "checkpoint")
     with _locked(path):
         return _prove(
-            game, position, r, seconds, nbytes, path, split, verify, backend, address, progress, n
+            game,
+            position,
+            r,
+            seconds,
+            nbytes,
+            path,
+            split,
+            verify,
+            backend,
+            address,
+            progress,
+            n,
+            every,
         )
 
 
@@ -351,6 +371,7 @@ def _prove(
     address: str | None,
     progress: Callable[[str, int], object] | None,
     threads: int = 1,
+    save_every: float | None = None,
 ) -> Proof:
     """``prove`` once its arguments are checked and the checkpoint is locked."""
     table = _core.ProofTable(nbytes)
@@ -446,12 +467,23 @@ def _prove(
     root_checked = None
     try:
         if not groups:
-            winner, line, positions, _, root_checked, stopped = _core.prove(
-                game, table, left(), report("the position"), 0.1, verify, threads
-            )
-            total_positions += positions
-            if settle(None, winner, line, root_checked, stopped) is not None:
-                root_winner, root_line = winner, line
+            # With a checkpoint, the search runs in parts of ``save_every`` seconds, each
+            # followed by a save; the next part goes on from the same table.
+            every = save_every if path is not None else None
+            while True:
+                budget = left()
+                if every is not None:
+                    budget = every if budget is None else min(budget, every)
+                winner, line, positions, _, root_checked, stopped = _core.prove(
+                    game, table, budget, report("the position"), 0.1, verify, threads
+                )
+                total_positions += positions
+                if settle(None, winner, line, root_checked, stopped) is not None:
+                    root_winner, root_line = winner, line
+                    break
+                if not stopped or every is None or (deadline is not None and left() == 0):
+                    break
+                save()
         else:
             if backend == "ray":
                 total_positions += _prove_on_ray(
