@@ -62,6 +62,25 @@ def test_a_position_is_evaluated_alike_alone_and_in_a_batch() -> None:
         np.testing.assert_allclose(one_v[0], values[i], rtol=1e-5, atol=1e-6)
 
 
+def test_threads_evaluating_one_network_at_once_get_what_each_gets_alone() -> None:
+    """Each evaluation has buffers of its own (the web's games search one network at once, side
+    by side): threads evaluating boards of different sizes at the same time, reusing each
+    other's buffers afterwards, get exactly what each evaluation gives alone."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    net = random_network("classic", seed=9)
+    rng = np.random.default_rng(3)
+    batches = [random_planes(rng, (b, 2, h, w)) for b, h, w in [(1, 3, 3), (40, 8, 8), (5, 6, 9),
+                                                                (17, 10, 10), (2, 5, 5)] * 4]  # fmt: skip
+    alone = [net.forward(p) for p in batches]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            together = list(pool.map(net.forward, batches))
+            for (la, va), (lt, vt) in zip(alone, together, strict=True):
+                np.testing.assert_array_equal(lt, la)
+                np.testing.assert_array_equal(vt, va)
+
+
 def test_the_features_follow_the_rules_notes_degrees() -> None:
     """RULES-NOTES: a cell's critical mass is its number of neighbours (2, 3 or 4)."""
     d = degrees(3, 4)

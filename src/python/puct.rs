@@ -284,14 +284,26 @@ impl NativePuct {
 #[pyclass(module = "colorwars._core", name = "NativeNet", frozen)]
 pub(super) struct NativeNet {
     net: crate::ai::net::Net,
-    scratch: std::sync::Mutex<crate::ai::net::Scratch>,
+    /// Buffers of evaluations that have finished, for the next ones to reuse. Each evaluation
+    /// takes one of its own (a new one if none is free), so evaluations on several threads at
+    /// once (the web's games, one search each) run side by side instead of one at a time.
+    scratch: std::sync::Mutex<Vec<crate::ai::net::Scratch>>,
 }
+
+/// Buffers kept for reuse at most (one per thread evaluating at once, up to this).
+const KEPT_SCRATCH: usize = 16;
 
 impl NativeNet {
     fn run(&self, planes: &[u8], b: usize, h: usize, w: usize) -> (Vec<f32>, Vec<f32>) {
         let mut logits = vec![0.0; b * h * w];
         let mut values = vec![0.0; b];
-        let mut scratch = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        let free = |pool: &std::sync::Mutex<Vec<_>>| {
+            // A panic elsewhere cannot leave the buffers inconsistent: they are only reused.
+            pool.lock()
+                .unwrap_or_else(|e: std::sync::PoisonError<_>| e.into_inner())
+                .pop()
+        };
+        let mut scratch: crate::ai::net::Scratch = free(&self.scratch).unwrap_or_default();
         // A few positions at a time: the nine shifted copies of a large batch would not
         // stay in the cache.
         const CHUNK: usize = 16;
@@ -307,6 +319,10 @@ impl NativeNet {
                 &mut logits[start * cells..(start + n) * cells],
                 &mut values[start..start + n],
             );
+        }
+        let mut pool = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        if pool.len() < KEPT_SCRATCH {
+            pool.push(scratch);
         }
         (logits, values)
     }
@@ -349,7 +365,7 @@ impl NativeNet {
         let net = net.map_err(|e| ConfigError::new_err(e.to_string()))?;
         Ok(NativeNet {
             net,
-            scratch: std::sync::Mutex::new(crate::ai::net::Scratch::default()),
+            scratch: std::sync::Mutex::new(Vec::new()),
         })
     }
 
