@@ -274,6 +274,26 @@ def test_stop_ends_a_running_search_and_the_server_answers_it() -> None:
     assert lines[1].startswith("bestmove ")
 
 
+@pytest.mark.parametrize(
+    "player", ["zero", "zero:probe=100000000", "learned:probe=100000000", "zeroab:depth=64"]
+)
+def test_stop_ends_zero_and_a_probing_players_search(player: str) -> None:
+    """Zero's search and a player's endgame probe end on ``stop`` as the other searches do
+    (the probe's budget here would take minutes: its threshold is what ends it on 8 x 8)."""
+    lines: list[str] = []
+    server = EngineServer(lines.append)
+    server.handle(f"setoption player={player}", 1)
+    server.handle("newgame 8 8 classic", 2)
+    thread = threading.Thread(target=server.handle, args=("go time=600", 3))
+    thread.start()
+    server.stop(4)
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert lines[:2] == ["ok", "ok"]
+    assert "stopped=yes" in lines[2]
+    assert lines[3].startswith("bestmove ")
+
+
 # The engine as a program, through the Client ----------------------------------------------------
 
 

@@ -23,7 +23,7 @@ from colorwars.errors import (
     InvalidPlayerError,
 )
 from colorwars.ladder import bradley_terry, ladder
-from colorwars.players import parse_player
+from colorwars.players import native_game, parse_player
 from colorwars.puct import PUCT
 from colorwars.zero import Network, load, random_network, shipped
 from colorwars.zero.network import SHIPPED, degrees, features
@@ -70,8 +70,8 @@ def test_threads_evaluating_one_network_at_once_get_what_each_gets_alone() -> No
 
     net = random_network("classic", seed=9)
     rng = np.random.default_rng(3)
-    batches = [random_planes(rng, (b, 2, h, w)) for b, h, w in [(1, 3, 3), (40, 8, 8), (5, 6, 9),
-                                                                (17, 10, 10), (2, 5, 5)] * 4]  # fmt: skip
+    shapes = [(1, 3, 3), (40, 8, 8), (5, 6, 9), (17, 10, 10), (2, 5, 5)] * 4
+    batches = [random_planes(rng, (b, 2, h, w)) for b, h, w in shapes]
     alone = [net.forward(p) for p in batches]
     with ThreadPoolExecutor(4) as pool:
         for _ in range(3):
@@ -421,6 +421,49 @@ def test_ctrl_c_stops_a_long_zero_search() -> None:
     assert first.startswith("interrupted")
     assert float(first.split()[1]) < 5
     assert second == "True"
+
+
+def test_stop_ends_zeros_search_with_a_legal_move() -> None:
+    """``Zero.search(game, stop)`` ends early once ``stop.is_set()``, with the best move of
+    the simulations done by then."""
+    import threading
+
+    g = colorwars.Game(8, 8, rules="classic")
+    stop = threading.Event()
+    stop.set()
+    decision = Zero(simulations=1_000_000, probe=0).search(g, stop)
+    assert decision.cell in g.legal_moves()
+    assert decision.work < 1_000_000
+    # The Python evaluator's loop (a network given as a plain function) stops too.
+    net = shipped("classic")
+    puct = PUCT(lambda planes, mask: net.forward(planes), simulations=1_000_000)
+    with puct._lock:
+        tree = puct._searched(g, None, stop)
+        _, done = tree.stats(0)
+    assert done < 1_000_000
+
+
+def test_a_long_think_fits_the_tree_in_memory_instead_of_refusing() -> None:
+    """Under a time alone the simulations are a cap: on a board where a tree of that many
+    would not fit in a quarter of the memory, Zero searches fewer (and still moves) instead
+    of raising ``MemoryError``; a pickled copy keeps the time alone."""
+    import pickle
+
+    from colorwars import _core
+    from colorwars import _validate as check
+    from colorwars.puct import _config_of
+
+    z = Zero(time=600)
+    g = colorwars.Game(10, 10, rules="classic")
+    fitted = z._simulations_for(g)
+    config = _config_of(native_game(g))
+    assert fitted <= z.simulations
+    # A quarter of the memory when it was asked (other programs may have taken some since).
+    assert _core.NativePuct.memory_bound(config, 1, fitted) <= check.memory_limit() * 0.3
+    assert Zero(simulations=50, time=600)._simulations_for(g) == 50  # asked for: kept
+    again = pickle.loads(pickle.dumps(z))
+    assert again._simulations_for(g) == fitted
+    assert again.name == z.name == "zero(600s)"
 
 
 def test_zeroab_is_alpha_beta_with_the_networks_value() -> None:

@@ -270,6 +270,7 @@ def probe(
     positions: int,
     threshold: int,
     seconds: float | None = None,
+    stop: Any = None,
 ) -> tuple[int | None, int, bool]: ...
 def proven_move(game: NativeGame, table: ProofTable) -> int | None: ...
 def exact_length(
@@ -301,6 +302,7 @@ def alphabeta_net(
     depth: int,
     seconds: float | None = None,
     scale: float = 1000.0,
+    stop: Any = None,
 ) -> tuple[int, int, int]: ...
 def symmetric_moves(game: NativeGame) -> list[list[int]]: ...
 
@@ -339,7 +341,9 @@ class NativePuct:
         self, i: int
     ) -> tuple[list[tuple[int, int, float | None, float, bool | None]], int]: ...
     def observe(self, i: int) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], int]: ...
-    def search_native(self, net: NativeNet, k: int, seconds: float | None = None) -> int: ...
+    def search_native(
+        self, net: NativeNet, k: int, seconds: float | None = None, stop: Any = None
+    ) -> int: ...
 
 @final
 class NativeNet:

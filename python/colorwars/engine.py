@@ -57,6 +57,7 @@ from colorwars.errors import (
 )
 from colorwars.game import Game
 from colorwars.players import Decision, _Base, _live, native_game, parse_player
+from colorwars.zero.player import Zero, ZeroAlphaBeta
 
 __all__ = [
     "MAX_LINE",
@@ -343,8 +344,9 @@ def _one_line(e: BaseException) -> str:
 
 def _decide(player: Any, game: Game, stop: _StopFlag) -> Decision:
     """The player's move: the engine's own players (``_Base.search``, with or without a
-    probe) end their search early on ``stop``; any other runs its own budget out."""
-    if isinstance(player, _Base):
+    probe), ``Zero`` and ``ZeroAlphaBeta`` end their search early on ``stop``; any other
+    runs its own budget out."""
+    if isinstance(player, (_Base, Zero, ZeroAlphaBeta)):
         return player.search(game, stop)
     if hasattr(player, "search"):
         decision: Decision = player.search(game)

@@ -177,7 +177,7 @@ class _Base:
         spec = self._spec()
         probe = getattr(self, "probe", 0)
         if probe:
-            found, left = before_search(probe, native, spec.seconds, start)
+            found, left = before_search(probe, native, spec.seconds, start, stop)
             if found.cell is not None:
                 return Decision(found.cell, found.positions, time.perf_counter() - start)
             spec = dataclasses.replace(spec, seconds=left)

@@ -123,11 +123,12 @@ class Probe:
         self._tables[key] = table  # last: the most recent
         return table
 
-    def search(self, game: Any, seconds: float | None = None) -> ProbeResult:
+    def search(self, game: Any, seconds: float | None = None, stop: Any = None) -> ProbeResult:
         """What a probe of ``game`` (a ``colorwars.Game``, a reference game or a native one)
         found: the ``cell`` of a win proven for the player to move, or None (no win proven
         within the budget or the threshold, more than two players, or the budget 0).
-        ``seconds`` bounds the probe's time as well."""
+        ``seconds`` bounds the probe's time as well; ``stop`` (anything with ``is_set()``,
+        such as a ``threading.Event``) ends it early, with what it proved by then."""
         native = game if isinstance(game, _core.NativeGame) else _native_of(game)
         if self.positions == 0 or native.players != 2 or native.winner is not None:
             found = ProbeResult(None, False, 0)
@@ -135,7 +136,9 @@ class Probe:
             with self._lock:
                 table = self._table(native)
                 threshold = self.threshold or threshold_for(native.width * native.height)
-                cell, work, gave_up = _core.probe(native, table, self.positions, threshold, seconds)
+                cell, work, gave_up = _core.probe(
+                    native, table, self.positions, threshold, seconds, stop
+                )
             found = ProbeResult(cell, cell is not None, int(work), gave_up)
         self.last = found
         return found
@@ -173,15 +176,15 @@ def forget() -> None:
 
 
 def before_search(
-    positions: int, game: Any, seconds: float | None, start: float
+    positions: int, game: Any, seconds: float | None, start: float, stop: Any = None
 ) -> tuple[ProbeResult, float | None]:
     """A player's probe before its own search (``shared(positions)``): at most
     ``PROBE_SHARE`` of the move's ``seconds`` (None: no time budget), the move having
     started at ``start`` (``time.perf_counter()``). Returns what the probe found and the
     seconds left for the player's own search (at least a tenth of the move; None without a
-    time budget)."""
+    time budget). ``stop`` (anything with ``is_set()``) ends the probe early."""
     share = None if seconds is None else seconds * PROBE_SHARE
-    found = shared(positions).search(game, share)
+    found = shared(positions).search(game, share, stop)
     if seconds is None:
         return found, None
     return found, max(seconds - (time.perf_counter() - start), 0.1 * seconds)

@@ -233,13 +233,14 @@ def _search(
     evaluator: Evaluator,
     k: int,
     deadline: float | None = None,
+    stop: Any = None,
 ) -> None:
-    """Runs every tree's search to its end (or the deadline). A ``colorwars.zero`` network
-    is evaluated natively, the whole search in one native call."""
+    """Runs every tree's search to its end (or the deadline, or until ``stop.is_set()``). A
+    ``colorwars.zero`` network is evaluated natively, the whole search in one native call."""
     native = getattr(evaluator, "native", None)
     if isinstance(native, _core.NativeNet):
         seconds = None if deadline is None else max(0.0, deadline - _time.perf_counter())
-        tree.search_native(native, k, seconds)
+        tree.search_native(native, k, seconds, stop)
         return
     while True:
         try:
@@ -251,6 +252,8 @@ def _search(
             return
         _evaluate(tree, evaluator, planes, mask)
         if deadline is not None and _time.perf_counter() >= deadline:
+            return
+        if stop is not None and stop.is_set():
             return
 
 
@@ -329,9 +332,10 @@ class PUCT:
             f"batch={self.batch}, seed={self.seed}, reuse={self.reuse})"
         )
 
-    def _searched(self, game: Any, time: float | None = None) -> _core.NativePuct:
+    def _searched(self, game: Any, time: float | None = None, stop: Any = None) -> _core.NativePuct:
         """The tree after a search of ``game``'s position (the caller holds the lock), for
-        ``time`` seconds instead of the searcher's own where given."""
+        ``time`` seconds instead of the searcher's own where given, ended early once
+        ``stop.is_set()``."""
         native = native_game(game)
         if native.winner is not None:
             raise GameOverError(
@@ -346,7 +350,7 @@ class PUCT:
         tree.set_root(0, native, 0)
         seconds = self.time if time is None else time
         deadline = None if seconds is None else _time.perf_counter() + seconds
-        _search(tree, self.evaluator, self.batch, deadline)
+        _search(tree, self.evaluator, self.batch, deadline, stop)
         return tree
 
     def choose(self, game: Any) -> int:

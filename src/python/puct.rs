@@ -223,14 +223,16 @@ impl NativePuct {
 
     /// Runs every tree's search to its end (or `seconds`) with `net` as the evaluator, all
     /// natively (the GIL released; Ctrl-C stops it, the trees left whole): `k` leaves per
-    /// tree per evaluation. Two-player games only.
-    #[pyo3(signature = (net, k, seconds=None))]
+    /// tree per evaluation. Two-player games only. `stop` (anything with `is_set()`) ends
+    /// the search early, the trees whole, as the deadline does.
+    #[pyo3(signature = (net, k, seconds=None, stop=None))]
     fn search_native(
         &mut self,
         py: Python<'_>,
         net: &Bound<'_, NativeNet>,
         k: usize,
         seconds: Option<f64>,
+        stop: Option<Py<PyAny>>,
     ) -> PyResult<u64> {
         let cfg = *self.inner.cfg();
         if cfg.players != 2 {
@@ -242,7 +244,7 @@ impl NativePuct {
         let net = net.get();
         let inner = &mut self.inner;
         let deadline = deadline_of(seconds)?;
-        let (evaluated, _) = watched(py, None, 0.05, |control: &Control| {
+        let evaluated = watched_stoppable(py, stop.as_ref(), |control: &Control| {
             let mut out = Leaves::default();
             let mut evaluated = 0u64;
             loop {
@@ -398,9 +400,10 @@ impl NativeNet {
 
 /// Alpha-beta with the network's value at the horizon instead of the hand-made evaluation
 /// (the NNUE-style player `colorwars.zero.player.ZeroAlphaBeta`): iterative deepening to
-/// `depth` or `seconds`, the GIL released, Ctrl-C stops it. (cell, score, positions).
+/// `depth` or `seconds`, the GIL released, Ctrl-C stops it; `stop` (anything with `is_set()`)
+/// ends it early as the deadline does. (cell, score, positions).
 #[pyfunction]
-#[pyo3(signature = (game, net, depth, seconds=None, scale=1000.0))]
+#[pyo3(signature = (game, net, depth, seconds=None, scale=1000.0, stop=None))]
 pub(super) fn alphabeta_net(
     py: Python<'_>,
     game: &Bound<'_, NativeGame>,
@@ -408,6 +411,7 @@ pub(super) fn alphabeta_net(
     depth: i32,
     seconds: Option<f64>,
     scale: f32,
+    stop: Option<Py<PyAny>>,
 ) -> PyResult<(usize, i32, u64)> {
     let position = game.borrow().position();
     let cfg = *position.cfg();
@@ -440,7 +444,7 @@ pub(super) fn alphabeta_net(
             )
         })
     };
-    let (found, _) = watched(py, None, 0.05, run)?;
+    let found = watched_stoppable(py, stop.as_ref(), run)?;
     Ok(found?)
 }
 

@@ -174,9 +174,11 @@ pub(super) fn prove(
 /// The endgame probe (`colorwars.probe`): a move proven to win for the player to move, found
 /// within about `positions` positions of proof search in `table` and `seconds` (None: no
 /// bound), giving up once the proof number of the mover's win reaches `threshold`: (cell or
-/// None, positions, gave up). GIL released, Ctrl-C stops it.
+/// None, positions, gave up). GIL released, Ctrl-C stops it; `stop` (anything with
+/// `is_set()`) ends it early as the deadline does (what it proved by then still counts).
 #[pyfunction]
-#[pyo3(signature = (game, table, positions, threshold, seconds=None))]
+#[pyo3(signature = (game, table, positions, threshold, seconds=None, stop=None))]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn probe(
     py: Python<'_>,
     game: &Bound<'_, NativeGame>,
@@ -184,12 +186,13 @@ pub(super) fn probe(
     positions: u64,
     threshold: u32,
     seconds: Option<f64>,
+    stop: Option<Py<PyAny>>,
 ) -> PyResult<(Option<usize>, u64, bool)> {
     let (position, cfg) = two_player_position(game)?;
     let table = table.borrow();
     let inner = &table.inner;
     let deadline = deadline_in(seconds);
-    let (found, _) = watched(py, None, 0.05, |control| {
+    let found = watched_stoppable(py, stop.as_ref(), |control| {
         let t = lock_table(inner);
         with_game!(&position, g => {
             probe_position(g.geo(), &cfg, g.pos(), &t, control, deadline, positions, threshold)

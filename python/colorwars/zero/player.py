@@ -13,7 +13,7 @@ from colorwars import _validate as check
 from colorwars.errors import ConfigError, FileError, GameOverError, InvalidPlayerError
 from colorwars.players import Decision, NativeSpec, _live, native_game
 from colorwars.probe import before_search
-from colorwars.puct import PUCT, PuctMove
+from colorwars.puct import PUCT, PuctMove, _config_of
 from colorwars.zero.network import Network, load
 
 __all__ = ["MAX_SIDE", "Zero", "ZeroAlphaBeta"]
@@ -34,7 +34,9 @@ class Zero:
     per move, or ``time`` seconds (whichever ends first when both are given); ``batch``
     leaves per network call (virtual loss spreads them); ``temperature`` 0 plays the most
     visited move. With ``time`` alone the simulations are capped only by the tree's memory
-    (``_time_cap``). ``probe`` positions of proof-number search come first each move
+    (``_time_cap``, and on each board at what a tree in a quarter of this machine's memory
+    holds: a long think ends early rather than asking for more memory than there is).
+    ``probe`` positions of proof-number search come first each move
     (``colorwars.probe``: a proven win is played at once; 0 turns it off; under a ``time``
     budget the probe takes at most a quarter of it and the search the rest). By default
     Zero probes ``PROBE`` positions with a budget of simulations, and not under a time
@@ -61,6 +63,9 @@ class Zero:
         self.probe_setting = None if probe is None else check.probe(probe)
         default = PROBE if self.time is None else 0
         self.probe: int = default if self.probe_setting is None else self.probe_setting
+        # The time alone: the simulations are a cap, lowered on a board whose tree would
+        # not fit (``_simulations_for``).
+        self._time_only = simulations is None and self.time is not None
         if simulations is None:  # the default budget: 400, or the time alone
             simulations = 400 if self.time is None else _time_cap(self.time)
         self.simulations = check.simulations(simulations, 1)
@@ -83,7 +88,8 @@ class Zero:
     def __getstate__(self) -> dict[str, Any]:
         """Pickled (sent to another process) with its settings and network, without its
         search trees and lock: they are rebuilt as it plays."""
-        return {"simulations": self.simulations, "time": self.time, "seed": self.seed,
+        simulations = None if self._time_only else self.simulations
+        return {"simulations": simulations, "time": self.time, "seed": self.seed,
                 "network": self.network, "probe": self.probe_setting, **self._options}  # fmt: skip
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -143,12 +149,28 @@ class Zero:
         except FileError as e:
             raise ConfigError(f"the shipped network cannot be used: {e}") from None
 
+    def _simulations_for(self, game: Any) -> int:
+        """The simulations of a search of ``game``: the player's, or under a time alone at
+        most what a tree in a quarter of the memory available holds on its board."""
+        if not self._time_only:
+            return self.simulations
+        config = _config_of(native_game(game))
+        room = check.memory_limit() // 4
+        simulations = self.simulations
+        while simulations > 1:
+            bound = _core.NativePuct.memory_bound(config, 1, simulations)
+            if bound <= room:
+                break
+            simulations = max(1, int(simulations * room / bound * 0.95))
+        return simulations
+
     def _searcher(self, game: Any) -> PUCT:
         net = self.network_for(game)
+        simulations = self._simulations_for(game)
         searcher = self._searchers.get(net.rules)
-        if searcher is None or searcher.evaluator is not net:
+        if searcher is None or searcher.evaluator is not net or searcher.simulations != simulations:
             searcher = PUCT(
-                net, simulations=self.simulations, time=self.time, seed=self.seed,
+                net, simulations=simulations, time=self.time, seed=self.seed,
                 dirichlet_weight=0.0, **self._options,  # type: ignore[arg-type]
             )  # fmt: skip
             self._searchers[net.rules] = searcher
@@ -158,20 +180,22 @@ class Zero:
         """The move Zero plays in ``game``; ``GameOverError`` once the game is won."""
         return self.search(game).cell
 
-    def search(self, game: Any) -> Decision:
+    def search(self, game: Any, stop: Any = None) -> Decision:
         """``choose`` with the work done (the search's simulations; the probe's positions
-        when the probe proved the move) and its seconds."""
+        when the probe proved the move) and its seconds. ``stop`` (anything with
+        ``is_set()``, such as a ``threading.Event``) ends the probe and the search early
+        with the best move found."""
         start = _time.perf_counter()
         with self._lock:
             searcher = self._searcher(game)  # InvalidPlayerError before any work
             _live(game)  # GameOverError once the game is won
             left = self.time
             if self.probe:
-                found, left = before_search(self.probe, game, self.time, start)
+                found, left = before_search(self.probe, game, self.time, start, stop)
                 if found.cell is not None:
                     return Decision(found.cell, found.positions, _time.perf_counter() - start)
             with searcher._lock:
-                tree = searcher._searched(game, left)
+                tree = searcher._searched(game, left, stop)
                 picked = tree.pick(0, searcher.temperature)
                 _, done = tree.stats(0)
         assert picked is not None
@@ -246,9 +270,17 @@ class ZeroAlphaBeta:
 
     def choose(self, game: Any) -> int:
         """The move in ``game``; ``GameOverError`` once the game is won."""
+        return self.search(game).cell
+
+    def search(self, game: Any, stop: Any = None) -> Decision:
+        """``choose`` with the positions searched and the seconds; ``stop`` (anything with
+        ``is_set()``) ends the search early with the deepest iteration completed."""
+        start = _time.perf_counter()
         native = native_game(game)  # a colorwars.Game or reference game, else TypeError
         net = self.network_for(game)
         if native.winner is not None:
             raise GameOverError("illegal move: the game is over; no move is allowed")
-        cell, _, _ = _core.alphabeta_net(native, net.native, self.depth, self.time)
-        return int(cell)
+        cell, _, positions = _core.alphabeta_net(
+            native, net.native, self.depth, self.time, stop=stop
+        )
+        return Decision(int(cell), int(positions), _time.perf_counter() - start)
