@@ -266,8 +266,24 @@ def test_a_whole_position_run_saves_as_it_goes_and_a_killed_run_resumes(tmp_path
     fresh = colorwars.prove(3, 4, rules="classic", split=False, memory="64M")
     resumed = colorwars.prove(3, 4, rules="classic", split=False, checkpoint=path, memory="64M")
     assert resumed.winner == fresh.winner == colorwars.solve(3, 4, rules="classic").winner
-    assert resumed.positions > header["positions"]
+    # The resumed count includes the saved one; the saved proofs can only spare work (a run
+    # killed early may have proven nothing worth keeping yet: then the rest is a new search).
+    assert header["positions"] < resumed.positions <= header["positions"] + fresh.positions
     replays_to(3, 4, "classic", resumed.line, fresh.winner)
+
+
+def test_a_verified_proof_whose_check_outlasts_a_part_finishes(tmp_path: Path) -> None:
+    """With ``verify``, a part that proves the position but runs out of time walking the proof
+    is followed by one with all the time left: the walk starts again from the root each
+    time, so parts shorter than it would never finish it."""
+    p = colorwars.prove(
+        3, 4, rules="classic", split=False, verify=True, save_every=0.1,
+        checkpoint=tmp_path / "v.bin", memory="64M", time=600,
+    )  # fmt: skip
+    assert p.complete
+    assert p.winner == 0
+    assert p.checked is not None
+    assert p.checked > 0
 
 
 def test_save_every_is_checked() -> None:

@@ -443,7 +443,9 @@ def test_stop_ends_zeros_search_with_a_legal_move() -> None:
     assert done < 1_000_000
 
 
-def test_a_long_think_fits_the_tree_in_memory_instead_of_refusing() -> None:
+def test_a_long_think_fits_the_tree_in_memory_instead_of_refusing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Under a time alone the simulations are a cap: on a board where a tree of that many
     would not fit in a quarter of the memory, Zero searches fewer (and still moves) instead
     of raising ``MemoryError``; a pickled copy keeps the time alone."""
@@ -453,13 +455,16 @@ def test_a_long_think_fits_the_tree_in_memory_instead_of_refusing() -> None:
     from colorwars import _validate as check
     from colorwars.puct import _config_of
 
+    # A machine of 8 GiB: a tree of the time's cap (10 M simulations) would need far more.
+    monkeypatch.setattr(check, "memory_limit", lambda: 8 << 30)
     z = Zero(time=600)
     g = colorwars.Game(10, 10, rules="classic")
     fitted = z._simulations_for(g)
+    assert fitted < z.simulations // 4
     config = _config_of(native_game(g))
     assert fitted <= z.simulations
-    # A quarter of the memory when it was asked (other programs may have taken some since).
-    assert _core.NativePuct.memory_bound(config, 1, fitted) <= check.memory_limit() * 0.3
+    assert _core.NativePuct.memory_bound(config, 1, fitted) <= check.memory_limit() // 4
+    assert "simulations=None" in repr(z)  # the time alone, as given
     assert Zero(simulations=50, time=600)._simulations_for(g) == 50  # asked for: kept
     again = pickle.loads(pickle.dumps(z))
     assert again._simulations_for(g) == fitted

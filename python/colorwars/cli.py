@@ -357,7 +357,7 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
             address=args.address,
             progress=progress,
             threads=args.threads,
-            save_every=args.save_every,
+            save_every=args.save_every or None,
         )
     console.print(Text(str(proof)), soft_wrap=True)
     if args.checkpoint is not None:
@@ -814,7 +814,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=600.0,
         metavar="SECONDS",
-        help="pn --no-split: save the checkpoint this often while the position is proven (600)",
+        help="pn --no-split: save the checkpoint this often while the position is proven; 0: "
+        "only at the end (600)",
     )
     _backend_flags(solve, "pn: prove the first-move groups here or as Ray tasks")
     solve.add_argument(

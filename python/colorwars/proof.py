@@ -484,6 +484,11 @@ def _prove(
                 if not stopped or every is None or (deadline is not None and left() == 0):
                     break
                 save()
+                if winner is not None:
+                    # Proven, but the walk that checks the proof ran out of the part's time:
+                    # it starts again from the root each part, so the next part has all the
+                    # time left, or it might never finish.
+                    every = None
         else:
             if backend == "ray":
                 total_positions += _prove_on_ray(

@@ -104,7 +104,8 @@ class Zero:
 
     def __repr__(self) -> str:
         return (
-            f"Zero(simulations={self.simulations}, time={self.time}, seed={self.seed}, "
+            f"Zero(simulations={None if self._time_only else self.simulations}, "
+            f"time={self.time}, seed={self.seed}, "
             f"probe={self.probe})"
         )
 
@@ -198,7 +199,10 @@ class Zero:
                 tree = searcher._searched(game, left, stop)
                 picked = tree.pick(0, searcher.temperature)
                 _, done = tree.stats(0)
-        assert picked is not None
+        if picked is None:
+            # Stopped before the root's first evaluation came back: the network's own choice.
+            _, policy = self.evaluate(game)
+            picked = max(policy, key=policy.__getitem__)
         return Decision(picked, done, _time.perf_counter() - start)
 
     def analyse(self, game: Any) -> list[PuctMove]:
