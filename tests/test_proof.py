@@ -332,6 +332,30 @@ def test_the_cli_proves_and_keeps_a_checkpoint(
     assert "threads" in capsys.readouterr().err
 
 
+def test_the_cli_proves_one_group_after_its_first_moves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--after MOVES`` proves the position after those moves (how a group of a big board,
+    6 x 6's c3, is proven alone), with a checkpoint and the same winner as ``prove(game)``."""
+    game = colorwars.Game(4, 4)
+    game.play("b2")
+    expected = colorwars.prove(game, split=False).winner
+    path = tmp_path / "b2.bin"
+    args = ["solve", "4x4", "--after", "b2", "--no-split", "--checkpoint", str(path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert f"4x4 colorwars after b2: player {'ab'[expected]} wins" in out
+    assert path.exists()
+    assert main(["solve", "4x4", "--after", "b2,a1", "--no-progress"]) == 0
+    assert "4x4 colorwars after b2 a1: player" in capsys.readouterr().out
+    assert main(["solve", "4x4", "--after", "z9"]) == 1
+    err = capsys.readouterr().err
+    assert "z9" in err
+    assert len(err.strip().splitlines()) == 1
+    assert main(["solve", "4x4", "--after", "b2", "--method", "length"]) == 1
+    assert "--after is for proof-number search" in capsys.readouterr().err
+
+
 def test_the_cli_says_when_nothing_was_proven(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "7x7", "--method", "pn", "--time", "0.2", "--threads", "1"]) == 3
     assert "not proven" in capsys.readouterr().out

@@ -299,8 +299,10 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
     from colorwars import solver
 
     width, height = args.size
-    long_run = (args.time, args.memory, args.checkpoint) != (None, None, None)
+    long_run = (args.time, args.memory, args.checkpoint, args.after) != (None,) * 4
     if args.method == "length":
+        if args.after is not None:
+            raise ConfigError("--after is for proof-number search (--method pn)")
         return _length(args, console)
     if args.start is not None:
         raise ConfigError("--start is for --method length (the first bound of its search)")
@@ -345,10 +347,16 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
                     Text(f"proving {message}: {positions:,} positions, {secs:,.0f} s", style="dim")
                 )
 
+        where: tuple[Any, ...] = (width, height, args.rules)
+        if args.after is not None:
+            from colorwars.game import Game
+
+            game = Game(width, height, rules=args.rules)
+            for move in args.after.replace(",", " ").split():
+                game.play(move)
+            where = (game,)
         proof = prove(
-            width,
-            height,
-            args.rules,
+            *where,
             time=args.time,
             memory=args.memory,
             checkpoint=args.checkpoint,
@@ -359,7 +367,11 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
             threads=args.threads,
             save_every=args.save_every or None,
         )
-    console.print(Text(str(proof)), soft_wrap=True)
+    said = str(proof)
+    if args.after is not None:  # "6x6 colorwars after c3: player b wins ..."
+        head, _, rest = said.partition(":")
+        said = f"{head} after {' '.join(args.after.replace(',', ' ').split())}:{rest}"
+    console.print(Text(said), soft_wrap=True)
     if args.checkpoint is not None:
         console.print(Text(f"(proofs kept in {args.checkpoint})", style="dim"))
     return 0 if proof.winner is not None or proof.complete else 3
@@ -808,6 +820,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve.add_argument(
         "--checkpoint", help="pn: keep proofs and results in FILE; a run resumes from it"
+    )
+    solve.add_argument(
+        "--after",
+        metavar="MOVES",
+        help="pn: prove the position after these moves from the empty board, e.g. c3 or "
+        "'c3 b2' (one group of first moves alone)",
     )
     solve.add_argument(
         "--save-every",
