@@ -348,11 +348,12 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
                 )
 
         where: tuple[Any, ...] = (width, height, args.rules)
+        moves = [] if args.after is None else args.after.replace(",", " ").split()
         if args.after is not None:
             from colorwars.game import Game
 
             game = Game(width, height, rules=args.rules)
-            for move in args.after.replace(",", " ").split():
+            for move in moves:
                 game.play(move)
             where = (game,)
         proof = prove(
@@ -370,7 +371,7 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
     said = str(proof)
     if args.after is not None:  # "6x6 colorwars after c3: player b wins ..."
         head, _, rest = said.partition(":")
-        said = f"{head} after {' '.join(args.after.replace(',', ' ').split())}:{rest}"
+        said = f"{head} after {' '.join(moves)}:{rest}"
     console.print(Text(said), soft_wrap=True)
     if args.checkpoint is not None:
         console.print(Text(f"(proofs kept in {args.checkpoint})", style="dim"))

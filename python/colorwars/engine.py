@@ -33,6 +33,7 @@ bytes and an analysis request at most ``MAX_POSITIONS`` positions.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import os
 import shlex
@@ -56,8 +57,7 @@ from colorwars.errors import (
     SearchLimitError,
 )
 from colorwars.game import Game
-from colorwars.players import Decision, _Base, _live, native_game, parse_player
-from colorwars.zero.player import Zero, ZeroAlphaBeta
+from colorwars.players import Decision, _live, native_game, parse_player
 
 __all__ = [
     "MAX_LINE",
@@ -343,13 +343,13 @@ def _one_line(e: BaseException) -> str:
 
 
 def _decide(player: Any, game: Game, stop: _StopFlag) -> Decision:
-    """The player's move: the engine's own players (``_Base.search``, with or without a
-    probe), ``Zero`` and ``ZeroAlphaBeta`` end their search early on ``stop``; any other
-    runs its own budget out."""
-    if isinstance(player, (_Base, Zero, ZeroAlphaBeta)):
-        return player.search(game, stop)
-    if hasattr(player, "search"):
-        decision: Decision = player.search(game)
+    """The player's move: a player whose ``search`` takes ``stop`` (the engine's own, with
+    or without a probe, ``Zero``, ``ZeroAlphaBeta``, or anyone's) ends its search early on
+    ``stop``; any other runs its own budget out."""
+    search = getattr(player, "search", None)
+    if search is not None:
+        takes_stop = "stop" in inspect.signature(search).parameters
+        decision: Decision = search(game, stop) if takes_stop else search(game)
         return decision
     start = time.perf_counter()
     return Decision(player.choose(game), 0, time.perf_counter() - start)

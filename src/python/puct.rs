@@ -299,13 +299,10 @@ impl NativeNet {
     fn run(&self, planes: &[u8], b: usize, h: usize, w: usize) -> (Vec<f32>, Vec<f32>) {
         let mut logits = vec![0.0; b * h * w];
         let mut values = vec![0.0; b];
-        let free = |pool: &std::sync::Mutex<Vec<_>>| {
-            // A panic elsewhere cannot leave the buffers inconsistent: they are only reused.
-            pool.lock()
-                .unwrap_or_else(|e: std::sync::PoisonError<_>| e.into_inner())
-                .pop()
-        };
-        let mut scratch: crate::ai::net::Scratch = free(&self.scratch).unwrap_or_default();
+        // A panic elsewhere cannot leave the pool inconsistent: its buffers are only reused.
+        let mut scratch = (self.scratch.lock().unwrap_or_else(|e| e.into_inner()))
+            .pop()
+            .unwrap_or_default();
         // A few positions at a time: the nine shifted copies of a large batch would not
         // stay in the cache.
         const CHUNK: usize = 16;

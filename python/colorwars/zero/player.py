@@ -83,6 +83,7 @@ class Zero:
         PUCT(_unused, simulations=self.simulations, time=self.time, seed=self.seed,
              dirichlet_weight=0.0, **self._options)  # type: ignore[arg-type]  # fmt: skip
         self._searchers: dict[str, PUCT] = {}
+        self._fitted: dict[Any, int] = {}  # board config -> simulations (``_simulations_for``)
         self._lock = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
@@ -156,13 +157,16 @@ class Zero:
         if not self._time_only:
             return self.simulations
         config = _config_of(native_game(game))
-        room = check.memory_limit() // 4
-        simulations = self.simulations
-        while simulations > 1:
-            bound = _core.NativePuct.memory_bound(config, 1, simulations)
-            if bound <= room:
-                break
-            simulations = max(1, int(simulations * room / bound * 0.95))
+        simulations = self._fitted.get(config)
+        if simulations is None:  # once a board: the machine's memory stays as it is
+            room = check.memory_limit() // 4
+            simulations = self.simulations
+            while simulations > 1:
+                bound = _core.NativePuct.memory_bound(config, 1, simulations)
+                if bound <= room:
+                    break
+                simulations = max(1, int(simulations * room / bound * 0.95))
+            self._fitted[config] = simulations
         return simulations
 
     def _searcher(self, game: Any) -> PUCT:
