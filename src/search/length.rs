@@ -4,12 +4,13 @@
 //! finite: every line is cut at the bound, so repetitions (possible under the `empty` burst
 //! rule) do not matter and the search graph of (position, bound) pairs has no cycles. A
 //! df-pn search (Nagai 2002, with the 1 + ε threshold of Pawlewicz and Lew 2007, as in
-//! `pns.rs` but with ε = 1/2) answers it; `exact_length` finds the smallest bound that is a win (galloping up
-//! from twice the cells until a win is proven, then descending two plies at a time, so that
-//! the only refutation searched is the expensive one that is needed), and proves both sides
-//! of the answer: a win within `plies` and no win within `plies - 1`. That smallest bound is the game's length under perfect play
-//! (the winner as fast as it can, the loser holding out as long as it can), the number the
-//! alpha-beta solver gives where it finishes.
+//! `pns.rs` but with ε = 1/2) answers it; `exact_length` finds the smallest bound that is a
+//! win (galloping up from twice the cells until a win is proven, then descending two plies at
+//! a time, so that the only refutation searched is the expensive one that is needed), and
+//! proves both sides of the answer: a win within `plies` and no win within `plies - 1`. That
+//! smallest bound is the game's length under perfect play (the winner as fast as it can, the
+//! loser holding out as long as it can), the number the alpha-beta solver gives where it
+//! finishes.
 //!
 //! Numbers are from the prover's (`w`'s) point of view throughout (not negamax): `pn` is the
 //! effort still needed to prove the win within the bound, `dn` to refute it. At `w`'s turns
@@ -295,8 +296,9 @@ impl<'a, B: Bits> LengthSearch<'a, B> {
         }
         let n = legal_mask(self.geo, self.cfg.rules, pos).count().max(1);
         if pos.to_move as usize == self.winner {
-            // With three plies or fewer left, the prover wins only by a move after which
-            // every reply loses at once: rarely so, and quickly refuted. A quarter of its
+            // With three plies or fewer left, the prover wins only at once (found when the
+            // node is expanded) or by a move after which every reply loses at once: rarely
+            // so, and quickly refuted. A quarter of its
             // moves as the refutation's estimate sends the search there first (on 5 x 5
             // colorwars, a fifth to a third fewer positions; measured in docs/solver.md).
             Known::Open(1, if d <= 3 { (n / 4).max(1) } else { n })
