@@ -255,7 +255,12 @@ def run_child(code: str, bound: float, interrupt_after: float | None = None) -> 
     ready marker, then that many seconds more, sends SIGINT and measures how long the child
     takes to exit. A child still running ``bound`` seconds after its start (or after the
     SIGINT) is killed and reported with ``returncode=None``."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    # The child writes to its own descriptors. The parent reads with ``os.pread``, which takes
+    # an explicit offset and leaves the file offset alone: a seek-and-read in the parent would
+    # move the offset the child's writes go to (parent and child share one open file), so a
+    # line written between the parent's seek and read could land over earlier output or out
+    # of the parent's sight.
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(
             [sys.executable, "-c", code], stdout=out, stderr=err, env=_environment()
@@ -266,8 +271,7 @@ def run_child(code: str, bound: float, interrupt_after: float | None = None) -> 
             if interrupt_after is not None:
                 deadline = start + 60  # start-up and set-up before the ready marker
                 while time.perf_counter() < deadline and proc.poll() is None:
-                    out.seek(0)
-                    if "TORTURE-READY" in out.read():
+                    if "TORTURE-READY" in _contents(out):
                         break
                     time.sleep(0.02)
                 if proc.poll() is None:
@@ -296,10 +300,18 @@ def run_child(code: str, bound: float, interrupt_after: float | None = None) -> 
         return Child(proc.returncode, seconds, *_read(out, err), latency, interrupted)
 
 
+def _contents(file: Any) -> str:
+    """Everything written to ``file`` so far, read without moving its offset."""
+    chunks = []
+    offset = 0
+    while chunk := os.pread(file.fileno(), 1 << 16, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
 def _read(out: Any, err: Any) -> tuple[str, str]:
-    out.seek(0)
-    err.seek(0)
-    return out.read(), err.read()
+    return _contents(out), _contents(err)
 
 
 def check_child(child: Child, what: str, bound: float, expect_rejection: bool = False) -> None:
