@@ -31,6 +31,7 @@ use crate::control::Control;
 use crate::error::{Error, Result};
 use crate::rng::mix;
 use crate::rules::Config;
+use crate::search::proof_table::{huge_pages, prefetch, HUGE_PAGES_FROM};
 use crate::search::symmetry::Symmetries;
 use crate::search::zobrist;
 
@@ -99,6 +100,10 @@ impl LengthTable {
             }
             Vec::from_raw_parts(ptr, n, n)
         };
+        // Huge pages spare a large table most TLB misses, as in the proof table.
+        if bytes >= HUGE_PAGES_FROM {
+            huge_pages(&buckets);
+        }
         Ok(LengthTable { buckets, filled: 0 })
     }
 
@@ -114,6 +119,11 @@ impl LengthTable {
 
     fn bucket(&self, key: u64) -> usize {
         ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    /// Asks the processor to bring `key`'s bucket into the cache (a hint).
+    fn prefetch(&self, key: u64) {
+        prefetch(self.buckets.as_ptr().wrapping_add(self.bucket(key)));
     }
 
     fn get(&self, key: u64) -> Option<&Entry> {
@@ -379,6 +389,8 @@ impl<'a, B: Bits> LengthSearch<'a, B> {
                 return;
             }
             keys.push(ckey);
+            // The children's buckets are fetched from memory together, before any is read.
+            self.table.prefetch(ckey);
             // The moves that leave the mover the most orbs first (ties go to them).
             expanded.push((u32::MAX - child.orbs(mover), child));
         });

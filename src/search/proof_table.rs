@@ -28,7 +28,7 @@ pub(super) struct Slot {
 const WAYS: usize = 4;
 
 /// Tables from this size on ask for transparent huge pages.
-const HUGE_PAGES_FROM: u64 = 128 << 20;
+pub(super) const HUGE_PAGES_FROM: u64 = 128 << 20;
 
 /// A slot as stored: `check` is the key xor-ed with the two other words; `numbers` holds pn
 /// (low half) and dn, `extra` work (low half) and the sound flag.
@@ -162,21 +162,7 @@ impl ProofTable {
     /// Asks the processor to bring `key`'s bucket into the cache (a hint; nothing on other
     /// architectures).
     pub(super) fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.buckets.as_ptr().wrapping_add(self.bucket(key));
-            // SAFETY: prefetching is a hint that never faults, whatever the address; this one
-            // is inside the table anyway.
-            unsafe {
-                core::arch::x86_64::_mm_prefetch(p.cast::<i8>(), core::arch::x86_64::_MM_HINT_T0);
-                core::arch::x86_64::_mm_prefetch(
-                    p.cast::<i8>().wrapping_add(64),
-                    core::arch::x86_64::_MM_HINT_T0,
-                );
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        prefetch(self.buckets.as_ptr().wrapping_add(self.bucket(key)));
     }
 
     #[inline]
@@ -251,9 +237,25 @@ impl ProofTable {
     }
 }
 
+/// Asks the processor to bring the two cache lines from `p` on into the cache (a hint that
+/// never faults, whatever the address; nothing on other architectures).
+pub(super) fn prefetch<T>(p: *const T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint that never faults, whatever the address.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(p.cast::<i8>(), core::arch::x86_64::_MM_HINT_T0);
+        core::arch::x86_64::_mm_prefetch(
+            p.cast::<i8>().wrapping_add(64),
+            core::arch::x86_64::_MM_HINT_T0,
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// Asks Linux to back the table with transparent huge pages (a hint: nothing happens if the
 /// system refuses or has them off).
-fn huge_pages<T>(v: &[T]) {
+pub(super) fn huge_pages<T>(v: &[T]) {
     #[cfg(target_os = "linux")]
     {
         const PAGE: usize = 4096;
