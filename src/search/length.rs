@@ -254,7 +254,12 @@ impl<'a, B: Bits> LengthSearch<'a, B> {
 
     /// The table key: the symmetric key and the prover (the two players' questions differ).
     fn key(&self, pos: &Position<B>) -> u64 {
-        self.sym.key(pos) ^ mix(0x1e57_0000 | self.winner as u64)
+        self.key_from(&self.sym.hashes(pos), pos)
+    }
+
+    /// `key` from the hashes of `pos`'s images (`Symmetries::hashes`).
+    fn key_from(&self, h: &[u64; 8], pos: &Position<B>) -> u64 {
+        self.sym.key_from(h, pos) ^ mix(0x1e57_0000 | self.winner as u64)
     }
 
     fn child(&self, pos: &Position<B>, m: usize) -> Position<B> {
@@ -317,9 +322,8 @@ impl<'a, B: Bits> LengthSearch<'a, B> {
         }
     }
 
-    fn look(&self, pos: Position<B>, d: i64) -> Child<B> {
+    fn look(&self, pos: Position<B>, key: u64, d: i64) -> Child<B> {
         let d = self.norm(&pos, d);
-        let key = self.key(&pos);
         let (pn, dn) = match self.by_rules(&pos, d) {
             Some(true) => (0, INF),
             Some(false) => (INF, 0),
@@ -371,9 +375,11 @@ impl<'a, B: Bits> LengthSearch<'a, B> {
         let ours = mover == self.winner;
         // Expand. A move that ends the game settles the node: the prover's move wins it (in
         // one ply, so within any bound), the opponent's refutes it for every bound.
-        let mut expanded: Vec<(u32, Position<B>)> = Vec::with_capacity(32);
-        let mut keys: Vec<u64> = Vec::with_capacity(32);
+        let mut expanded: Vec<(u32, u64, Position<B>)> = Vec::with_capacity(32);
         let mut ends = false;
+        // The children's keys come from this node's images' hashes, updated for the cells the
+        // move changed (hashing every cell of every child took a fifth of the time).
+        let hashes = self.sym.hashes(pos);
         legal_mask(self.geo, self.cfg.rules, pos).for_each(|m| {
             if ends {
                 return;
@@ -383,16 +389,16 @@ impl<'a, B: Bits> LengthSearch<'a, B> {
                 ends = true;
                 return;
             }
-            let ckey = self.key(&child);
+            let ckey = self.key_from(&self.sym.child_hashes(&hashes, pos, &child), &child);
+            debug_assert_eq!(ckey, self.key(&child));
             // Mirror-image moves lead to one child: counting it once keeps the sums honest.
-            if keys.contains(&ckey) {
+            if expanded.iter().any(|e| e.1 == ckey) {
                 return;
             }
-            keys.push(ckey);
             // The children's buckets are fetched from memory together, before any is read.
             self.table.prefetch(ckey);
             // The moves that leave the mover the most orbs first (ties go to them).
-            expanded.push((u32::MAX - child.orbs(mover), child));
+            expanded.push((u32::MAX - child.orbs(mover), ckey, child));
         });
         if ends {
             if ours {
@@ -410,7 +416,7 @@ impl<'a, B: Bits> LengthSearch<'a, B> {
         expanded.sort_by_key(|c| c.0);
         let mut children: Vec<Child<B>> = expanded
             .into_iter()
-            .map(|(_, child)| self.look(child, d - 1))
+            .map(|(_, ckey, child)| self.look(child, ckey, d - 1))
             .collect();
         let (mut pn, mut dn);
         loop {

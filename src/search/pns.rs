@@ -200,7 +200,12 @@ impl<'a, B: Bits> Prover<'a, B> {
     /// The table key of `pos` in the current search: the symmetric key, and under `empty`
     /// the prover (the two searches keep their own, path-dependent "does not win" apart).
     fn key(&self, pos: &Position<B>) -> u64 {
-        let k = self.sym.key(pos);
+        self.key_from(&self.sym.hashes(pos), pos)
+    }
+
+    /// `key` from the hashes of `pos`'s images (`Symmetries::hashes`).
+    fn key_from(&self, h: &[u64; 8], pos: &Position<B>) -> u64 {
+        let k = self.sym.key_from(h, pos);
         if self.cycles {
             k ^ mix(0x9a0e_0000 | self.prover as u64)
         } else {
@@ -369,6 +374,9 @@ impl<'a, B: Bits> Prover<'a, B> {
         // fetched from memory together, before any is read.
         let mut expanded: Vec<(u32, u64, Position<B>)> = Vec::with_capacity(32);
         let mut won = false;
+        // The children's keys come from this node's images' hashes, updated for the cells the
+        // move changed (a fifth of the search's time went to hashing every cell of every child).
+        let hashes = self.sym.hashes(pos);
         let legal = legal_mask(self.geo, self.cfg.rules, pos);
         legal.for_each(|m| {
             if won {
@@ -379,7 +387,8 @@ impl<'a, B: Bits> Prover<'a, B> {
                 won = true;
                 return;
             }
-            let ckey = self.key(&child);
+            let ckey = self.key_from(&self.sym.child_hashes(&hashes, pos, &child), &child);
+            debug_assert_eq!(ckey, self.key(&child));
             // Moves that are mirror images of one another (the position is symmetric) lead to
             // one child: counting it once keeps the disproof number honest.
             if expanded.iter().any(|e| e.1 == ckey) {
@@ -954,6 +963,40 @@ mod tests {
                 let legal = legal_mask(&geo, cfg.rules, &pos);
                 let m = legal.nth(rng.random_range(0..legal.count()));
                 play_unchecked(&geo, cfg.rules, 2, &mut pos, m, &mut ());
+            }
+        }
+    }
+
+    #[test]
+    fn a_childs_hashes_from_its_parents_are_its_own() {
+        // Every move of every position along random games, both rule sets, square and
+        // rectangular boards (big cascades included): the hashes updated for the changed
+        // cells equal the child's hashed from scratch, and so does its key.
+        let mut rng = game_rng(13, 0);
+        for rules in [Rules::CLASSIC, Rules::COLORWARS] {
+            for (w, h) in [(3, 3), (5, 5), (4, 6), (8, 8)] {
+                let cfg = Config::new(w, h, 2, rules, 0).unwrap();
+                let geo = Geometry::<u64>::new(w as usize, h as usize);
+                let sym = Symmetries::new(w as usize, h as usize);
+                for _ in 0..5 {
+                    let mut pos = Position::<u64>::start(&cfg);
+                    let mut checked = 0;
+                    while pos.winner().is_none() {
+                        let hashes = sym.hashes(&pos);
+                        let legal = legal_mask(&geo, cfg.rules, &pos);
+                        legal.for_each(|m| {
+                            let mut child = pos;
+                            play_unchecked(&geo, cfg.rules, 2, &mut child, m, &mut ());
+                            let updated = sym.child_hashes(&hashes, &pos, &child);
+                            assert_eq!(updated, sym.hashes(&child), "{w}x{h} move {m}");
+                            assert_eq!(sym.key_from(&updated, &child), sym.key(&child));
+                            checked += 1;
+                        });
+                        let m = legal.nth(rng.random_range(0..legal.count()));
+                        play_unchecked(&geo, cfg.rules, 2, &mut pos, m, &mut ());
+                    }
+                    assert!(checked > 0);
+                }
             }
         }
     }

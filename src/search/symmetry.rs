@@ -78,19 +78,61 @@ impl Symmetries {
     /// One key for a position and all its symmetric images (the least of their hashes): the
     /// cells' owners and counts, the player to move, who has moved and who is out.
     pub fn key<B: Bits>(&self, pos: &Position<B>) -> u64 {
+        self.key_from(&self.hashes(pos), pos)
+    }
+
+    /// The hash of each symmetric image of `pos`'s cells (what `key` takes the least of).
+    pub fn hashes<B: Bits>(&self, pos: &Position<B>) -> [u64; 8] {
         let mut h = [0u64; 8];
         for p in 0..2 {
-            pos.own[p].for_each(|c| {
-                let row = &self.keys[(c * 2 + p) * 8 + usize::from(pos.count(c))];
-                for t in 0..8 {
-                    h[t] ^= row[t];
-                }
-            });
+            pos.own[p].for_each(|c| self.toggle(&mut h, c, p, pos.count(c)));
         }
+        h
+    }
+
+    /// The images' hashes of `child` from those of `parent` (`h`), rehashing only the cells
+    /// whose owner or count differ: one cell after most moves, against every occupied cell
+    /// for `hashes`.
+    pub fn child_hashes<B: Bits>(
+        &self,
+        h: &[u64; 8],
+        parent: &Position<B>,
+        child: &Position<B>,
+    ) -> [u64; 8] {
+        let changed = (parent.c[0] ^ child.c[0])
+            | (parent.c[1] ^ child.c[1])
+            | (parent.c[2] ^ child.c[2])
+            | (parent.own[0] ^ child.own[0])
+            | (parent.own[1] ^ child.own[1]);
+        let mut h = *h;
+        changed.for_each(|c| {
+            for p in 0..2 {
+                if parent.own[p].has(c) {
+                    self.toggle(&mut h, c, p, parent.count(c));
+                }
+                if child.own[p].has(c) {
+                    self.toggle(&mut h, c, p, child.count(c));
+                }
+            }
+        });
+        h
+    }
+
+    /// `key` of `pos` from its images' hashes (`hashes` or `child_hashes`).
+    pub fn key_from<B: Bits>(&self, h: &[u64; 8], pos: &Position<B>) -> u64 {
         let least = h[..self.count].iter().copied().min().unwrap_or(0);
         least
             ^ mix(0x51de_0000 | u64::from(pos.to_move))
             ^ mix(0xf1a9_0000_0000 | u64::from(pos.moved) << 8 | u64::from(pos.out))
+    }
+
+    /// Adds or removes (xor) `owner`'s `count` orbs on `cell` in every image's hash.
+    #[inline(always)]
+    fn toggle(&self, h: &mut [u64; 8], cell: usize, owner: usize, count: u8) {
+        let row = &self.keys[(cell * 2 + owner) * 8 + usize::from(count)];
+        for t in 0..8 {
+            h[t] ^= row[t];
+        }
     }
 }
 
