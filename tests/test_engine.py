@@ -275,11 +275,13 @@ def test_stop_ends_a_running_search_and_the_server_answers_it() -> None:
 
 
 @pytest.mark.parametrize(
-    "player", ["zero", "zero:probe=100000000", "learned:probe=100000000", "zeroab:depth=64"]
+    "player",
+    ["zero", "zero:probe=100000000", "learned:probe=100000000", "zeroab:depth=64", "perfect"],
 )
 def test_stop_ends_zero_and_a_probing_players_search(player: str) -> None:
-    """Zero's search and a player's endgame probe end on ``stop`` as the other searches do
-    (the probe's budget here would take minutes: its threshold is what ends it on 8 x 8)."""
+    """Zero's search, a player's endgame probe and ``perfect``'s proof search and fallback
+    end on ``stop`` as the other searches do (the probe's budget here would take minutes: its
+    threshold is what ends it on 8 x 8; ``perfect`` would prove for 420 s of the 600)."""
     lines: list[str] = []
     server = EngineServer(lines.append)
     server.handle(f"setoption player={player}", 1)

@@ -5,7 +5,9 @@ book for, a clear error for a damaged book."""
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
+from typing import Any
 
 import colorwars
 import pytest
@@ -146,6 +148,29 @@ def test_perfect_falls_back_where_nothing_is_proven() -> None:
     d = Perfect(time=0.05, fallback="greedy").search(g)
     assert d.cell in g.legal_moves()
     assert Perfect(fallback="greedy").name == "perfect(1s)[fallback=greedy]"
+
+
+@pytest.mark.parametrize("fallback", ["strongest", "mcts:time=600", "greedy"])
+def test_stop_ends_perfects_search_with_the_fallbacks_move(fallback: str) -> None:
+    """``stop`` (the engine's command; here a ``threading.Event``) ends the proof search,
+    which alone would take 420 s of the 600 on 8 x 8 classic, and the fallback's search when
+    it takes ``stop``: the move is the fallback's, and what was proven stays in the table."""
+    g = colorwars.Game(8, 8, rules="classic")
+    player = Perfect(time=600, fallback=fallback)
+    stop = threading.Event()
+    found: list[Any] = []
+    thread = threading.Thread(target=lambda: found.append(player.search(g, stop=stop)))
+    thread.start()
+    threading.Timer(0.3, stop.set).start()
+    thread.join(timeout=120)
+    assert not thread.is_alive(), "stop did not end Perfect's search"
+    (d,) = found
+    assert d.kind == "fallback"
+    assert d.cell in g.legal_moves()
+    # Set before the search: no proof search at all, the fallback stopped at once.
+    d = Perfect(time=600, fallback=fallback).search(g, stop=stop)
+    assert (d.kind, d.work) == ("fallback", 0)
+    assert d.cell in g.legal_moves()
 
 
 def test_perfect_is_a_player_everywhere() -> None:

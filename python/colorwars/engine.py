@@ -344,8 +344,8 @@ def _one_line(e: BaseException) -> str:
 
 def _decide(player: Any, game: Game, stop: _StopFlag) -> Decision:
     """The player's move: a player whose ``search`` takes ``stop`` (the engine's own, with
-    or without a probe, ``Zero``, ``ZeroAlphaBeta``, or anyone's) ends its search early on
-    ``stop``; any other runs its own budget out."""
+    or without a probe, ``Zero``, ``ZeroAlphaBeta``, ``Perfect``, or anyone's) ends its search
+    early on ``stop``; any other runs its own budget out."""
     search = getattr(player, "search", None)
     if search is not None:
         takes_stop = "stop" in inspect.signature(search).parameters

@@ -12,6 +12,7 @@ cut at a ply (``complete`` false) leaves the deeper positions to the player's se
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
 import threading
 import time as _time
@@ -232,17 +233,21 @@ def book_for(width: int, height: int, rules: str) -> Book | None:
 
 
 class _OutOfTimeError(Exception):
-    """Raised inside the exact solver when the move's time is up."""
+    """Raised inside a search of the move when its time is up or a ``stop`` came."""
 
 
-def _exact(native: Any, deadline: float) -> list[tuple[int, int, int]] | None:
+def _stopped(stop: Any) -> bool:
+    return stop is not None and bool(stop.is_set())
+
+
+def _exact(native: Any, deadline: float, stop: Any = None) -> list[tuple[int, int, int]] | None:
     """Every legal move's exact (cell, winner, plies) from the exact solver if it finishes by
-    ``deadline``, else None."""
-    if _time.perf_counter() >= deadline:
+    ``deadline`` (and before ``stop`` is set), else None."""
+    if _time.perf_counter() >= deadline or _stopped(stop):
         return None
 
     def tick(positions: int) -> None:
-        if _time.perf_counter() >= deadline:
+        if _time.perf_counter() >= deadline or _stopped(stop):
             raise _OutOfTimeError
 
     try:
@@ -250,6 +255,35 @@ def _exact(native: Any, deadline: float) -> list[tuple[int, int, int]] | None:
     except _OutOfTimeError:
         return None
     return None if found is None else found[5]
+
+
+def _prove(native: Any, table: Any, seconds: float, stop: Any) -> tuple[int | None, list[int], int]:
+    """Proof-number search of the position for ``seconds`` at most: (winner or None, line,
+    positions). A ``stop`` ends it as the time does (what it proved stays in the table)."""
+    if stop is None:
+        winner, line, work, _, _, _ = _core.prove(native, table, seconds)
+        return winner, line, work
+    done = [0]
+
+    def tick(positions: int) -> None:
+        done[0] = positions
+        if _stopped(stop):
+            raise _OutOfTimeError
+
+    if _stopped(stop):
+        return None, [], 0
+    try:
+        winner, line, work, _, _, _ = _core.prove(native, table, seconds, tick, 0.02)
+    except _OutOfTimeError:
+        return None, [], done[0]
+    return winner, line, work
+
+
+def _takes_stop(search: Any) -> bool:
+    try:
+        return "stop" in inspect.signature(search).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 class Perfect:
@@ -337,22 +371,32 @@ class Perfect:
         self._tables[key] = table  # last: the most recent
         return table
 
-    def _fallback_move(self, game: Any, native: Any, left: float) -> int:
-        if self.fallback is not None:
-            return int(self.fallback.choose(game))
-        seconds = max(left, 0.1 * self.time, 0.001)
-        if native.players == 2:
-            return int(AlphaBeta(time=seconds, seed=self.seed, eval="learned").choose(game))
-        return int(MCTS(time=seconds, seed=self.seed).choose(game))
+    def _fallback_move(self, game: Any, native: Any, left: float, stop: Any = None) -> int:
+        """The fallback's move, with ``stop`` passed on to a fallback whose ``search`` takes it
+        (the strongest always does)."""
+        player = self.fallback
+        if player is None:
+            seconds = max(left, 0.1 * self.time, 0.001)
+            if native.players == 2:
+                player = AlphaBeta(time=seconds, seed=self.seed, eval="learned")
+            else:
+                player = MCTS(time=seconds, seed=self.seed)
+        search = getattr(player, "search", None)
+        if stop is not None and search is not None and _takes_stop(search):
+            return int(search(game, stop=stop).cell)
+        return int(player.choose(game))
 
-    def search(self, game: Any) -> PerfectDecision:
+    def search(self, game: Any, stop: Any = None) -> PerfectDecision:
         """The move and what it rests on (see ``PerfectDecision``); ``GameOverError`` once the
-        game is won; Ctrl-C stops it."""
+        game is won; Ctrl-C stops it. ``stop`` (anything with ``is_set()``, such as a
+        ``threading.Event``; the engine's ``stop`` command) ends the search early: the proof
+        search stops (what it proved stays in the player's table), and the move is the
+        fallback's, which is stopped too if its ``search`` takes ``stop``."""
         native = _live(game)
         start = _time.perf_counter()
         deadline = start + self.time
         if native.players != 2:
-            cell = self._fallback_move(game, native, self.time)
+            cell = self._fallback_move(game, native, self.time, stop)
             return PerfectDecision(cell, 0, _time.perf_counter() - start, "fallback")
         if self.book:
             rules = Rules(native.opening, native.burst).name
@@ -363,11 +407,11 @@ class Perfect:
         with self._lock:
             table = self._table(native)
             # Most of the time for the proof; what is left finds the lengths or the fallback.
-            winner, line, work, _, _, _ = _core.prove(native, table, 0.7 * self.time)
+            winner, line, work = _prove(native, table, 0.7 * self.time, stop)
         mover = native.to_move
         kind, plies = "fallback", None
         if winner is not None and line:
-            exact = _exact(native, deadline)
+            exact = _exact(native, deadline, stop)
             wins = [(p, c) for c, w, p in exact or () if w == mover]
             if winner == mover:
                 kind, cell = "win", line[0]
@@ -379,9 +423,10 @@ class Perfect:
                     plies, cell = max((p, -c) for c, w, p in exact)
                     cell = -cell
                 else:
-                    cell = self._fallback_move(game, native, deadline - _time.perf_counter())
+                    left = deadline - _time.perf_counter()
+                    cell = self._fallback_move(game, native, left, stop)
         else:
-            cell = self._fallback_move(game, native, deadline - _time.perf_counter())
+            cell = self._fallback_move(game, native, deadline - _time.perf_counter(), stop)
         return PerfectDecision(int(cell), int(work), _time.perf_counter() - start, kind, plies)
 
     def choose(self, game: Any) -> int:
