@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -21,7 +22,7 @@ import pytest
 from colorwars import ai
 from colorwars.engine import MAX_LINE, MAX_POSITIONS, Client, Engine, EngineServer, serve
 from colorwars.errors import EngineError, InvalidPlayerError
-from colorwars.players import parse_player
+from colorwars.players import Decision, parse_player
 
 HERE = Path(__file__).resolve().parent
 ENGINES = HERE / "engines"
@@ -312,6 +313,36 @@ def test_the_client_drives_colorwars_engine_and_stop_interrupts_go() -> None:
         answers = list(c.analyse({"id": 3, "simulations": 100}))
         assert answers[-1]["done"] is True
         assert answers[0]["id"] == 3
+
+
+def test_stop_reaches_an_engine_player_through_its_program() -> None:
+    """An ``engine:`` player told to stop sends its program ``stop`` and plays the answer;
+    inside ``colorwars engine``, the engine's own ``stop`` command does that (the program's
+    600 s would otherwise run out)."""
+    g = colorwars.Game(8, 8, rules="classic")
+    player = Engine(COLORWARS, time=600)
+    try:
+        stop = threading.Event()
+        found: list[Decision] = []
+        thread = threading.Thread(target=lambda: found.append(player.search(g, stop=stop)))
+        thread.start()
+        threading.Timer(0.5, stop.set).start()
+        thread.join(timeout=120)
+        assert not thread.is_alive(), "stop did not reach the engine's program"
+        assert found[0].cell in g.legal_moves()
+    finally:
+        player.close()
+    lines: list[str] = []
+    server = EngineServer(lines.append)
+    server.handle("setoption player=engine:" + shlex.join(COLORWARS), 1)
+    server.handle("newgame 8 8 classic", 2)
+    thread = threading.Thread(target=server.handle, args=("go time=600", 3))
+    thread.start()
+    threading.Timer(0.5, server.stop, args=(4,)).start()
+    thread.join(timeout=120)
+    assert not thread.is_alive()
+    assert "stopped=yes" in lines[2]
+    assert lines[3].startswith("bestmove ")
 
 
 def test_the_end_of_the_input_answers_everything_read_then_ends() -> None:

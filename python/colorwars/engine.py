@@ -344,8 +344,9 @@ def _one_line(e: BaseException) -> str:
 
 def _decide(player: Any, game: Game, stop: _StopFlag) -> Decision:
     """The player's move: a player whose ``search`` takes ``stop`` (the engine's own, with
-    or without a probe, ``Zero``, ``ZeroAlphaBeta``, ``Perfect``, or anyone's) ends its search
-    early on ``stop``; any other runs its own budget out."""
+    or without a probe, ``Zero``, ``ZeroAlphaBeta``, ``Perfect``, an ``Engine``, which sends
+    its program ``stop``, or anyone's) ends its search early on ``stop``; any other runs its
+    own budget out."""
     search = getattr(player, "search", None)
     if search is not None:
         takes_stop = "stop" in inspect.signature(search).parameters
@@ -652,6 +653,10 @@ class Client:
             line = self._answers.get(timeout=wait)
         except Empty:
             raise self._failed(f"gave no answer within {wait:g} s") from None
+        return self._checked(line)
+
+    def _checked(self, line: str | None) -> str:
+        """A line read from the engine, or the error it stands for."""
         if line is None:
             raise self._exited()
         if line == _TOO_LONG:
@@ -660,14 +665,36 @@ class Client:
             raise self._failed("wrote a line that is not UTF-8 text")
         return line
 
-    def request(self, line: str, timeout: float | None = None, expect: str | None = None) -> str:
+    def request(
+        self,
+        line: str,
+        timeout: float | None = None,
+        expect: str | None = None,
+        stop: Any = None,
+    ) -> str:
         """Sends ``line`` and returns its final answer (the ``info`` lines before it go to
-        ``info``); ``expect``: the word the answer must start with."""
+        ``info``); ``expect``: the word the answer must start with. ``stop`` (anything with
+        ``is_set()``) is watched while the answer is awaited: once it is set, the engine is
+        sent ``stop`` (once), and the answer it then gives is returned as usual."""
         self.info = []
         self.send(line)
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        wait = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + wait
         while True:
-            answer = self.answer(max(deadline - time.monotonic(), 0.001))
+            if stop is not None:
+                # Waits in slices, looking at ``stop`` between them, until it is sent on.
+                try:
+                    raw = self._answers.get(timeout=min(max(deadline - time.monotonic(), 0), 0.02))
+                except Empty:
+                    if stop.is_set():
+                        self.send("stop")
+                        stop = None
+                    elif time.monotonic() >= deadline:
+                        raise self._failed(f"gave no answer within {wait:g} s") from None
+                    continue
+                answer = self._checked(raw)
+            else:
+                answer = self.answer(max(deadline - time.monotonic(), 0.001))
             if answer.startswith("info ") or answer == "info":
                 self.info.append(answer)
                 continue
@@ -791,9 +818,12 @@ class Engine:
                 self._client.request(f"setoption seed={self.seed}", timeout=self.grace)
         return self._client
 
-    def search(self, game: Any) -> Decision:
+    def search(self, game: Any, stop: Any = None) -> Decision:
         """The engine's move in ``game`` with the work it reports (its ``info`` line's
-        ``work=``, else 0) and the seconds it took; ``EngineError`` if it misbehaves."""
+        ``work=``, else 0) and the seconds it took; ``EngineError`` if it misbehaves.
+        ``stop`` (anything with ``is_set()``; the engine's own ``stop`` command when this
+        player plays inside ``colorwars engine``) sends the program ``stop`` while it thinks,
+        and its answer then is the move."""
         native = _live(game)  # GameOverError once won, as for every player
         with self._lock:
             start = time.perf_counter()
@@ -801,7 +831,10 @@ class Engine:
                 client = self._started()
                 client.request(f"position {native.to_text()}", timeout=self.grace, expect="ok")
                 answer = client.request(
-                    f"go time={self.time:g}", timeout=self.time + self.grace, expect="bestmove"
+                    f"go time={self.time:g}",
+                    timeout=self.time + self.grace,
+                    expect="bestmove",
+                    stop=stop,
                 )
             except BaseException:  # misbehaved, or Ctrl-C: its state is unknown, end it
                 self.close()
