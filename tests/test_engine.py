@@ -345,6 +345,24 @@ def test_stop_reaches_an_engine_player_through_its_program() -> None:
     assert lines[3].startswith("bestmove ")
 
 
+def test_stop_reaches_an_engine_that_writes_info_lines_all_the_time() -> None:
+    """The stop flag is looked at before every line, not only when the engine is quiet: this
+    one writes ``info`` every 5 ms and moves only once it is sent ``stop``."""
+    g = colorwars.Game(8, 8, rules="classic")
+    chatty = Engine([sys.executable, str(ENGINES / "misbehaving.py"), "chatty"], time=60)
+    try:
+        stop = threading.Event()
+        found: list[Decision] = []
+        thread = threading.Thread(target=lambda: found.append(chatty.search(g, stop=stop)))
+        thread.start()
+        threading.Timer(0.3, stop.set).start()
+        thread.join(timeout=30)
+        assert not thread.is_alive(), "stop was never sent to the engine"
+        assert g.cell_name(found[0].cell) == "a1"
+    finally:
+        chatty.close()
+
+
 def test_the_end_of_the_input_answers_everything_read_then_ends() -> None:
     run = subprocess.run(
         COLORWARS, input="newgame 4 4\ngo depth=2\n", capture_output=True, text=True, timeout=120,

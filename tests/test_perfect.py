@@ -22,7 +22,7 @@ from colorwars.perfect import (
     read_book,
     walk_book,
 )
-from colorwars.players import parse_player
+from colorwars.players import native_game, parse_player
 
 # What the books must cover: every colorwars board up to 5x5 (the second player wins each)
 # and the classic boards up to 3x4 (the first player wins), docs/solver.md.
@@ -154,7 +154,7 @@ def test_perfect_falls_back_where_nothing_is_proven() -> None:
 def test_stop_ends_perfects_search_with_the_fallbacks_move(fallback: str) -> None:
     """``stop`` (the engine's command; here a ``threading.Event``) ends the proof search,
     which alone would take 420 s of the 600 on 8 x 8 classic, and the fallback's search when
-    it takes ``stop``: the move is the fallback's, and what was proven stays in the table."""
+    it takes ``stop``: nothing is proven by then, so the move is the fallback's."""
     g = colorwars.Game(8, 8, rules="classic")
     player = Perfect(time=600, fallback=fallback)
     stop = threading.Event()
@@ -166,11 +166,32 @@ def test_stop_ends_perfects_search_with_the_fallbacks_move(fallback: str) -> Non
     assert not thread.is_alive(), "stop did not end Perfect's search"
     (d,) = found
     assert d.kind == "fallback"
+    assert d.work > 0  # the proof search ran until the stop
     assert d.cell in g.legal_moves()
     # Set before the search: no proof search at all, the fallback stopped at once.
     d = Perfect(time=600, fallback=fallback).search(g, stop=stop)
     assert (d.kind, d.work) == ("fallback", 0)
     assert d.cell in g.legal_moves()
+
+
+def test_prove_takes_stop_as_a_deadline_and_keeps_a_finished_proof() -> None:
+    """``_core.prove(..., stop=...)``: set before, the search stops at its first look (no
+    winner, ``stopped``); set only after a proof finished, the proof stands; never set, the
+    search is as without it."""
+    stop = threading.Event()
+    table = _core.ProofTable(64 << 20)
+    winner, line, _, _, _, stopped = _core.prove(
+        native_game(colorwars.Game(3, 3)), table, stop=stop
+    )
+    assert (winner, stopped) == (1, False)
+    assert line
+    stop.set()
+    big = native_game(colorwars.Game(8, 8, rules="classic"))
+    winner, line, work, _, _, stopped = _core.prove(big, table, stop=stop)
+    assert (winner, line, stopped) == (None, [], True)
+    assert work < 1_000_000
+    # 3 x 3 is proven already: the table answers before the stop is looked at.
+    assert _core.prove(native_game(colorwars.Game(3, 3)), table, stop=stop)[0] == 1
 
 
 def test_perfect_is_a_player_everywhere() -> None:

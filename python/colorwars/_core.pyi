@@ -263,6 +263,7 @@ def prove(
     verify: bool = False,
     threads: int = 1,
     positions: int | None = None,
+    stop: Any = None,
 ) -> tuple[int | None, list[int], int, float, int | None, bool]: ...
 def probe(
     game: NativeGame,

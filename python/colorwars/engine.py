@@ -680,16 +680,23 @@ class Client:
         self.send(line)
         wait = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + wait
+        sent = False
         while True:
             if stop is not None:
-                # Waits in slices, looking at ``stop`` between them, until it is sent on.
+                # Looks at ``stop`` before every line and every 20 ms while none comes (an
+                # engine may write ``info`` lines all the time), until it is sent on.
+                if not sent:
+                    try:
+                        sent = bool(stop.is_set())
+                    except BaseException:
+                        self.kill()  # the answer will not be read: the engine is out of step
+                        raise
+                    if sent:
+                        self.send("stop")
                 try:
                     raw = self._answers.get(timeout=min(max(deadline - time.monotonic(), 0), 0.02))
                 except Empty:
-                    if stop.is_set():
-                        self.send("stop")
-                        stop = None
-                    elif time.monotonic() >= deadline:
+                    if time.monotonic() >= deadline:
                         raise self._failed(f"gave no answer within {wait:g} s") from None
                     continue
                 answer = self._checked(raw)

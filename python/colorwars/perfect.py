@@ -259,23 +259,11 @@ def _exact(native: Any, deadline: float, stop: Any = None) -> list[tuple[int, in
 
 def _prove(native: Any, table: Any, seconds: float, stop: Any) -> tuple[int | None, list[int], int]:
     """Proof-number search of the position for ``seconds`` at most: (winner or None, line,
-    positions). A ``stop`` ends it as the time does (what it proved stays in the table)."""
-    if stop is None:
-        winner, line, work, _, _, _ = _core.prove(native, table, seconds)
-        return winner, line, work
-    done = [0]
-
-    def tick(positions: int) -> None:
-        done[0] = positions
-        if _stopped(stop):
-            raise _OutOfTimeError
-
+    positions). A ``stop`` ends it as the time does (what it proved stays in the table, and a
+    proof finished before it was set is kept)."""
     if _stopped(stop):
         return None, [], 0
-    try:
-        winner, line, work, _, _, _ = _core.prove(native, table, seconds, tick, 0.02)
-    except _OutOfTimeError:
-        return None, [], done[0]
+    winner, line, work, _, _, _ = _core.prove(native, table, seconds, stop=stop)
     return winner, line, work
 
 
@@ -390,8 +378,9 @@ class Perfect:
         """The move and what it rests on (see ``PerfectDecision``); ``GameOverError`` once the
         game is won; Ctrl-C stops it. ``stop`` (anything with ``is_set()``, such as a
         ``threading.Event``; the engine's ``stop`` command) ends the search early: the proof
-        search stops (what it proved stays in the player's table), and the move is the
-        fallback's, which is stopped too if its ``search`` takes ``stop``."""
+        search stops (what it proved stays in the player's table, and a win or loss it proved
+        is played as usual), and where nothing is proven the move is the fallback's, which is
+        stopped too if its ``search`` takes ``stop``."""
         native = _live(game)
         start = _time.perf_counter()
         deadline = start + self.time

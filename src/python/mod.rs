@@ -109,30 +109,9 @@ where
     T: Send,
     W: FnOnce(&Control) -> T + Send,
 {
-    let interval = if interval.is_finite() {
-        interval.clamp(0.001, 3600.0)
-    } else {
-        0.1
-    };
-    let run = py.detach(|| {
-        watch(Duration::from_secs_f64(interval), work, |done| {
-            Python::attach(|py| {
-                py.check_signals()?;
-                if let Some(cb) = progress {
-                    cb.call1(py, (done,))?;
-                }
-                Ok::<(), PyErr>(())
-            })
-        })
-    })?;
-    if let Some(e) = run.failure {
-        return Err(e);
-    }
-    if let Some(cb) = progress {
-        cb.call1(py, (run.done,))?;
-    }
-    Ok((run.out, run.seconds))
+    watched_until(py, progress, interval, None, work)
 }
+
 /// `watched` for a search that a caller may end early: `stop` (any object with `is_set()`,
 /// such as a `threading.Event`) is asked at every tick, and once it says true the search is
 /// cancelled the way a deadline ends it, so it returns the best it found; that is not an
@@ -142,26 +121,55 @@ where
     T: Send,
     W: FnOnce(&Control) -> T + Send,
 {
-    let Some(stop) = stop else {
-        return Ok(watched(py, None, 0.05, work)?.0);
+    Ok(watched_until(py, None, 0.05, stop, work)?.0)
+}
+
+/// `watched` with an optional `stop` as in `watched_stoppable` (asked every 20 ms at most,
+/// after `progress`): the one loop both are made of.
+fn watched_until<T, W>(
+    py: Python<'_>,
+    progress: Option<&Py<PyAny>>,
+    interval: f64,
+    stop: Option<&Py<PyAny>>,
+    work: W,
+) -> PyResult<(T, f64)>
+where
+    T: Send,
+    W: FnOnce(&Control) -> T + Send,
+{
+    let mut interval = if interval.is_finite() {
+        interval.clamp(0.001, 3600.0)
+    } else {
+        0.1
     };
-    // `None` from the tick: stopped on request (the work then ends at its next poll).
+    if stop.is_some() {
+        interval = interval.min(0.02);
+    }
+    // `Err(None)` from the tick: stopped on request (the work then ends at its next poll).
     let run = py.detach(|| {
-        watch(Duration::from_millis(20), work, |_| {
+        watch(Duration::from_secs_f64(interval), work, |done| {
             Python::attach(|py| {
                 py.check_signals().map_err(Some)?;
-                let set = stop.call_method0(py, "is_set").map_err(Some)?;
-                if set.is_truthy(py).map_err(Some)? {
-                    return Err(None);
+                if let Some(cb) = progress {
+                    cb.call1(py, (done,)).map_err(Some)?;
+                }
+                if let Some(stop) = stop {
+                    let set = stop.call_method0(py, "is_set").map_err(Some)?;
+                    if set.is_truthy(py).map_err(Some)? {
+                        return Err(None);
+                    }
                 }
                 Ok::<(), Option<PyErr>>(())
             })
         })
     })?;
-    match run.failure {
-        Some(Some(e)) => Err(e),
-        _ => Ok(run.out),
+    if let Some(Some(e)) = run.failure {
+        return Err(e);
     }
+    if let Some(cb) = progress {
+        cb.call1(py, (run.done,))?;
+    }
+    Ok((run.out, run.seconds))
 }
 
 #[pymodule]

@@ -142,9 +142,11 @@ pub(super) type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>,
 /// (`verify`) included; `threads` searchers share the table (clamped to 1 to `MAX_PROVER_THREADS`; `colorwars.proof` checks it). The winner
 /// is None if nothing was proven in time. `positions` (None: no bound) stops each searcher
 /// after about that many positions (whole multiples of 1,024), as `seconds` does. A thread
-/// with the search's stack that cannot be had is `MemoryError`.
+/// with the search's stack that cannot be had is `MemoryError`. `stop` (anything with
+/// `is_set()`) ends it early as the deadline does: not an error, what it proved by then stays
+/// in the table, and a proof finished before it was asked is kept.
 #[pyfunction]
-#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false, threads=1, positions=None))]
+#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false, threads=1, positions=None, stop=None))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn prove(
     py: Python<'_>,
@@ -156,12 +158,13 @@ pub(super) fn prove(
     verify: bool,
     threads: usize,
     positions: Option<u64>,
+    stop: Option<Py<PyAny>>,
 ) -> PyResult<ProveResult> {
     let (position, cfg) = two_player_position(game)?;
     let table = table.borrow();
     let inner = &table.inner;
     let deadline = deadline_in(seconds);
-    let (found, secs) = watched(py, progress.as_ref(), interval, |control| {
+    let (found, secs) = watched_until(py, progress.as_ref(), interval, stop.as_ref(), |control| {
         let t = lock_table(inner);
         with_game!(&position, g => {
             prove_position(g.geo(), &cfg, g.pos(), &t, control, deadline, positions, verify, threads)

@@ -2,9 +2,12 @@
 ``python misbehaving.py MODE``, where MODE is ``illegal`` (answers a cell it may not play),
 ``offboard`` (a cell that is not on the board), ``garbage`` (not a bestmove line), ``silent``
 (never answers go), ``crash`` (exits at go), ``long`` (a line over the protocol's limit),
-``nohandshake`` (answers protocol with something else) or ``slowstart`` (sleeps before the
-handshake, longer than anyone waits)."""
+``nohandshake`` (answers protocol with something else), ``slowstart`` (sleeps before the
+handshake, longer than anyone waits) or ``chatty`` (at go, an ``info`` line every 5 ms until
+``stop`` comes, then ``bestmove a1``: only a client that looks at its stop flag between lines
+ever sends it)."""
 
+import select
 import sys
 import time
 
@@ -62,6 +65,13 @@ def main() -> None:
                 sys.exit(3)
             elif mode == "long":
                 print("info " + "x" * 70000, flush=True)
+            elif mode == "chatty":
+                while True:
+                    print("info thinking", flush=True)
+                    ready = select.select([sys.stdin], [], [], 0.005)[0]
+                    if ready and sys.stdin.readline().split()[:1] == ["stop"]:
+                        print("bestmove a1", flush=True)
+                        break
         elif command == "quit":
             break
         else:
