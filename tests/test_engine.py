@@ -22,7 +22,8 @@ import pytest
 from colorwars import ai
 from colorwars.engine import MAX_LINE, MAX_POSITIONS, Client, Engine, EngineServer, serve
 from colorwars.errors import EngineError, InvalidPlayerError
-from colorwars.players import Decision, parse_player
+from colorwars.players import parse_player
+from stopping import search_stopped
 
 HERE = Path(__file__).resolve().parent
 ENGINES = HERE / "engines"
@@ -322,14 +323,8 @@ def test_stop_reaches_an_engine_player_through_its_program() -> None:
     g = colorwars.Game(8, 8, rules="classic")
     player = Engine(COLORWARS, time=600)
     try:
-        stop = threading.Event()
-        found: list[Decision] = []
-        thread = threading.Thread(target=lambda: found.append(player.search(g, stop=stop)))
-        thread.start()
-        threading.Timer(0.5, stop.set).start()
-        thread.join(timeout=120)
-        assert not thread.is_alive(), "stop did not reach the engine's program"
-        assert found[0].cell in g.legal_moves()
+        decision = search_stopped(player.search, g, 0.5, 120, "the engine's program")
+        assert decision.cell in g.legal_moves()
     finally:
         player.close()
     lines: list[str] = []
@@ -351,14 +346,8 @@ def test_stop_reaches_an_engine_that_writes_info_lines_all_the_time() -> None:
     g = colorwars.Game(8, 8, rules="classic")
     chatty = Engine([sys.executable, str(ENGINES / "misbehaving.py"), "chatty"], time=60)
     try:
-        stop = threading.Event()
-        found: list[Decision] = []
-        thread = threading.Thread(target=lambda: found.append(chatty.search(g, stop=stop)))
-        thread.start()
-        threading.Timer(0.3, stop.set).start()
-        thread.join(timeout=30)
-        assert not thread.is_alive(), "stop was never sent to the engine"
-        assert g.cell_name(found[0].cell) == "a1"
+        decision = search_stopped(chatty.search, g, 0.3, 30, "the chatty engine's go")
+        assert g.cell_name(decision.cell) == "a1"
     finally:
         chatty.close()
 

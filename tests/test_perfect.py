@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
-from typing import Any
 
 import colorwars
 import pytest
@@ -23,6 +22,7 @@ from colorwars.perfect import (
     walk_book,
 )
 from colorwars.players import native_game, parse_player
+from stopping import search_stopped
 
 # What the books must cover: every colorwars board up to 5x5 (the second player wins each)
 # and the classic boards up to 3x4 (the first player wins), docs/solver.md.
@@ -157,18 +157,13 @@ def test_stop_ends_perfects_search_with_the_fallbacks_move(fallback: str) -> Non
     it takes ``stop``: nothing is proven by then, so the move is the fallback's."""
     g = colorwars.Game(8, 8, rules="classic")
     player = Perfect(time=600, fallback=fallback)
-    stop = threading.Event()
-    found: list[Any] = []
-    thread = threading.Thread(target=lambda: found.append(player.search(g, stop=stop)))
-    thread.start()
-    threading.Timer(0.3, stop.set).start()
-    thread.join(timeout=120)
-    assert not thread.is_alive(), "stop did not end Perfect's search"
-    (d,) = found
+    d = search_stopped(player.search, g, 0.3, 120, "Perfect's search")
     assert d.kind == "fallback"
     assert d.work > 0  # the proof search ran until the stop
     assert d.cell in g.legal_moves()
     # Set before the search: no proof search at all, the fallback stopped at once.
+    stop = threading.Event()
+    stop.set()
     d = Perfect(time=600, fallback=fallback).search(g, stop=stop)
     assert (d.kind, d.work) == ("fallback", 0)
     assert d.cell in g.legal_moves()
