@@ -33,7 +33,6 @@ bytes and an analysis request at most ``MAX_POSITIONS`` positions.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import json
 import os
 import shlex
@@ -57,7 +56,7 @@ from colorwars.errors import (
     SearchLimitError,
 )
 from colorwars.game import Game
-from colorwars.players import Decision, _live, native_game, parse_player
+from colorwars.players import Decision, _live, _takes_stop, native_game, parse_player
 
 __all__ = [
     "MAX_LINE",
@@ -349,8 +348,7 @@ def _decide(player: Any, game: Game, stop: _StopFlag) -> Decision:
     own budget out."""
     search = getattr(player, "search", None)
     if search is not None:
-        takes_stop = "stop" in inspect.signature(search).parameters
-        decision: Decision = search(game, stop) if takes_stop else search(game)
+        decision: Decision = search(game, stop) if _takes_stop(search) else search(game)
         return decision
     start = time.perf_counter()
     return Decision(player.choose(game), 0, time.perf_counter() - start)

@@ -12,7 +12,6 @@ cut at a ply (``complete`` false) leaves the deeper positions to the player's se
 from __future__ import annotations
 
 import hashlib
-import inspect
 import os
 import threading
 import time as _time
@@ -29,7 +28,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars._files import read_sealed
 from colorwars.errors import FileError, InvalidPlayerError
-from colorwars.players import MCTS, AlphaBeta, _live, parse_player
+from colorwars.players import MCTS, AlphaBeta, _live, _takes_stop, parse_player
 from colorwars.rules import Rules
 
 __all__ = [
@@ -265,13 +264,6 @@ def _prove(native: Any, table: Any, seconds: float, stop: Any) -> tuple[int | No
         return None, [], 0
     winner, line, work, _, _, _ = _core.prove(native, table, seconds, stop=stop)
     return winner, line, work
-
-
-def _takes_stop(search: Any) -> bool:
-    try:
-        return "stop" in inspect.signature(search).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 class Perfect:

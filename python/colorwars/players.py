@@ -18,6 +18,7 @@ True
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import time
 from collections.abc import Sequence
 from dataclasses import InitVar, dataclass, fields
@@ -114,6 +115,15 @@ def native_game(game: object) -> _core.NativeGame:
         f"a player chooses a move in a colorwars.Game or colorwars.reference.Game, not "
         f"{type(game).__name__}"
     )
+
+
+def _takes_stop(search: Any) -> bool:
+    """Whether a player's ``search`` takes ``stop`` (a search that cannot be introspected is
+    taken not to)."""
+    try:
+        return "stop" in inspect.signature(search).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _live(game: object) -> _core.NativeGame:
