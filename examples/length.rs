@@ -5,7 +5,9 @@
 //! the exact length, each search of the gallop and the bisection logged as it ends, both
 //! sides walked on real positions unless `LENGTH_CHECK=0`; `LENGTH_START=N` starts the
 //! gallop at N plies (with WINNER given and N of its parity the least bound proven a win,
-//! only N and N - 2 are searched).
+//! only N and N - 2 are searched). `LENGTH_NEAR=N` with bounds: the prover's positions with
+//! at most N plies left are searched directly, not through the table (default
+//! `colorwars::search::NEAR`, 7; 1 for the table alone).
 
 use std::time::Instant;
 
@@ -51,18 +53,26 @@ fn main() {
                     let limit: Option<f64> = std::env::var("LENGTH_SECONDS")
                         .ok()
                         .map(|v| v.parse().expect("seconds"));
+                    let near: Option<i64> = std::env::var("LENGTH_NEAR")
+                        .ok()
+                        .map(|v| v.parse().expect("plies"));
                     for b in bounds {
                         let deadline =
                             limit.map(|l| Instant::now() + std::time::Duration::from_secs_f64(l));
                         let mut s =
                             LengthSearch::new(&geo, &cfg, &sym, &mut table, &control, deadline);
                         s.prove_for(w);
-                        let (t, before) = (Instant::now(), s.positions);
+                        if let Some(n) = near {
+                            s.near = n;
+                        }
+                        let (t, before, near_before) =
+                            (Instant::now(), s.positions, s.near_positions);
                         let found = s.wins_within(&pos, b);
                         println!(
-                            "{name}: {} wins within {b} plies: {found:?}; {} positions, {:.1} s",
+                            "{name}: {} wins within {b} plies: {found:?}; {} positions ({} near the bound), {:.1} s",
                             (b'a' + w as u8) as char,
                             s.positions - before,
+                            s.near_positions - near_before,
                             t.elapsed().as_secs_f64()
                         );
                     }

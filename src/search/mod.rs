@@ -22,7 +22,7 @@ pub use alphabeta::{
 };
 pub use length::{
     exact_length, search_length, Length, LengthOutcome, LengthSearch, LengthTable, LENGTH_STACK,
-    MAX_BOUND,
+    MAX_BOUND, NEAR,
 };
 pub use pns::{
     probe_position, prove_position, ProbeOutcome, Proof, ProveOutcome, Prover, Team,
