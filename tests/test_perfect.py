@@ -196,9 +196,12 @@ def test_perfect_is_a_player_everywhere() -> None:
         parse_player("perfect:depth=3")
     with pytest.raises(InvalidPlayerError, match="time"):
         Perfect(time=-1)
-    for bad in (2.5e7, 1000, "64M", True):
+    for bad in (2.5e7, 1000, "12X", "0.5M", True):
         with pytest.raises(InvalidPlayerError, match="memory"):
             Perfect(memory=bad)  # type: ignore[arg-type]
+    # Sizes as text, as `prove`'s and the command line's `memory` take them.
+    assert Perfect(memory="64M").memory == 64 << 20
+    assert Perfect(memory=" 1g ").memory == 1 << 30
     with pytest.raises(InvalidPlayerError, match="not one of the engine's batch players"):
         Perfect().native_spec()
     result = ai.match(["random", Perfect(time=0.05)], 4, 4, 4)
@@ -244,3 +247,27 @@ def test_a_damaged_book_is_a_clear_error_naming_it(tmp_path: Path) -> None:
     (tmp_path / "short.book").write_bytes(b"colorwars book 1\n{")
     with pytest.raises(FileError, match=r"short\.book"):
         read_book(tmp_path / "short.book")
+
+
+def test_perfect_tables_use_small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A huge page's first touch zeroes (and often compacts) 2 MiB: a new 256 MiB table's
+    # first proof took 0.2 to 0.5 s, most of a short move, so Perfect asks for small pages.
+    made: list[tuple[int, object]] = []
+    real = _core.ProofTable
+
+    def spy(memory: int, huge_pages: bool | None = None) -> _core.ProofTable:
+        made.append((memory, huge_pages))
+        return real(memory, huge_pages=huge_pages)
+
+    monkeypatch.setattr(_core, "ProofTable", spy)
+    Perfect(time=0.05, book=False, memory="32M").search(colorwars.Game(3, 3))
+    assert made == [(32 << 20, False)]
+
+
+@pytest.mark.parametrize("huge", [None, False, True])
+def test_a_proof_table_proves_the_same_with_any_pages(huge: bool | None) -> None:
+    table = _core.ProofTable(130 << 20, huge_pages=huge)
+    winner, line, work, _, _, _ = _core.prove(native_game(colorwars.Game(3, 4)), table)
+    assert winner == 1
+    assert line
+    assert work > 0

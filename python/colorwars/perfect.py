@@ -266,6 +266,25 @@ def _prove(native: Any, table: Any, seconds: float, stop: Any) -> tuple[int | No
     return winner, line, work
 
 
+def _table_bytes(memory: object) -> int:
+    """The proof table's bytes: an int, or a size such as ``"256M"`` or ``"1G"`` (as
+    ``prove``'s ``memory``), from 1 MiB to 1 TiB."""
+    if isinstance(memory, str):
+        from colorwars.errors import ConfigError
+        from colorwars.proof import _parse_memory
+
+        try:
+            memory = _parse_memory(memory)
+        except ConfigError:
+            check.fail(
+                InvalidPlayerError,
+                "memory",
+                memory,
+                "expected the table's size in bytes, an int, or a size such as 256M or 1G",
+            )
+    return check.table_bytes(memory, 1 << 20, 1 << 40, InvalidPlayerError)
+
+
 class Perfect:
     """Perfect play where it is proven: each move, the package's book of the board (if it
     has one and the player to move is the winner) gives the winning move at once; else
@@ -284,7 +303,7 @@ class Perfect:
         fallback: Any = "strongest",
         seed: int = 0,
         *,
-        memory: int = TABLE_BYTES,
+        memory: int | str = TABLE_BYTES,
         book: bool = True,
     ) -> None:
         budget = check.time_budget(time)
@@ -292,7 +311,7 @@ class Perfect:
             check.fail(InvalidPlayerError, "perfect time", time, "expected seconds per move")
         self.time: float = budget
         self.seed = check.seed(seed)
-        self.memory = check.table_bytes(memory, 1 << 20, 1 << 40, InvalidPlayerError)
+        self.memory = _table_bytes(memory)
         self.book = check.flag(book, "book")
         if isinstance(fallback, str) and fallback.strip().lower() == "strongest":
             self.fallback: Any = None
@@ -347,7 +366,9 @@ class Perfect:
         if table is None:
             while len(self._tables) >= BOARDS:  # the oldest goes before the new one is made
                 self._tables.pop(next(iter(self._tables)))
-            table = _core.ProofTable(self.memory)
+            # Small pages: a huge page's first touch is slow (0.2 to 0.5 s for a new 256 MiB
+            # table's first 4 x 4 proof against 0.01 s), and a move's time is short.
+            table = _core.ProofTable(self.memory, huge_pages=False)
         self._tables[key] = table  # last: the most recent
         return table
 
@@ -392,7 +413,11 @@ class Perfect:
         mover = native.to_move
         kind, plies = "fallback", None
         if winner is not None and line:
-            exact = _exact(native, deadline, stop)
+            # A proven loss whose lengths the exact solver does not find falls back, with at
+            # least a tenth of the move (`_fallback_move`): that tenth is kept out of the
+            # solver's time, so the move stays within `time`.
+            reserve = 0.1 * self.time if winner != mover else 0.0
+            exact = _exact(native, deadline - reserve, stop)
             wins = [(p, c) for c, w, p in exact or () if w == mover]
             if winner == mover:
                 kind, cell = "win", line[0]

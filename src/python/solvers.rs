@@ -80,9 +80,16 @@ pub(super) fn lock_table(
 
 #[pymethods]
 impl PyProofTable {
+    /// A table of about `memory` bytes. `huge_pages` (None: for tables from 128 MiB on)
+    /// spares a long search most TLB misses, but the first touch of each huge page is slow:
+    /// a search that must answer within a fraction of a second wants False.
     #[new]
-    fn new(py: Python<'_>, memory: u64) -> PyResult<Self> {
-        let table = py.detach(|| ProofTable::new(memory))?;
+    #[pyo3(signature = (memory, huge_pages=None))]
+    fn new(py: Python<'_>, memory: u64, huge_pages: Option<bool>) -> PyResult<Self> {
+        let table = py.detach(|| match huge_pages {
+            Some(huge) => ProofTable::with_huge_pages(memory, huge),
+            None => ProofTable::new(memory),
+        })?;
         Ok(PyProofTable {
             inner: std::sync::Mutex::new(table),
         })

@@ -104,6 +104,14 @@ impl ProofTable {
 
     /// A table in about `bytes` of memory (at least one bucket), or `Error::OutOfMemory`.
     pub fn new(bytes: u64) -> Result<Self> {
+        Self::with_huge_pages(bytes, bytes >= HUGE_PAGES_FROM)
+    }
+
+    /// `new`, with huge pages asked for or not. A search that must answer within a fraction
+    /// of a second wants none: the kernel's first touch of each huge page (zeroing and often
+    /// compacting 2 MiB) cost a new 256 MiB table's first 4 x 4 proof 0.2 to 0.5 s, against
+    /// 0.01 s with small pages.
+    pub fn with_huge_pages(bytes: u64, huge: bool) -> Result<Self> {
         let n = (bytes / (Self::ENTRY_BYTES * WAYS) as u64).max(1);
         let oom = || Error::OutOfMemory(format!("a proof table of {bytes} bytes"));
         let n = usize::try_from(n).map_err(|_| oom())?;
@@ -122,7 +130,7 @@ impl ProofTable {
         // Large tables get huge pages (a small search would touch, and so fill, too many):
         // they spare the search most TLB misses, and threads that fault in the table's pages
         // together most of the kernel's work (twice as fast on 5x5 colorwars with two threads).
-        if bytes >= HUGE_PAGES_FROM {
+        if huge {
             huge_pages(&buckets);
         }
         Ok(ProofTable {
