@@ -13,9 +13,13 @@ are proven unsplit, with `--time` seconds each (3000) and a table of `--memory` 
 classic takes about 41 minutes on one core, 4x5 classic is not proven in that time. What was
 proven of each is printed either way. `--big` also runs alpha-beta on 4x5 colorwars (about
 three minutes) for the exact length. `--skip-classic` leaves out the two long classic runs
-(the rest takes about a minute).
+(the rest takes about a minute). `--quick` runs the boards of up to nine cells alone (a smoke
+for the tests; it writes nothing).
 
-    python benchmarks/solve_table.py [--time 3000] [--memory 10G] [--big] [--skip-classic]
+    python benchmarks/solve_table.py [--time 3000] [--memory 10G] [--big] [--skip-classic] [--quick]
+
+The tables are printed as they grow and written, with the run's commit, date and machine, to
+`benchmarks/results/solve_table.md` (docs/solver.md includes it); `--no-write` leaves it.
 """
 
 from __future__ import annotations
@@ -24,7 +28,19 @@ import argparse
 import time
 
 import colorwars
+from _results import RESULTS, stamp
+from colorwars._files import atomic_write
 from colorwars.proof import Proof, walk_strategy
+
+#: The tables' lines, as printed.
+LINES: list[str] = []
+
+
+def out(line: str = "") -> None:
+    """Prints a line of the tables and keeps it for the results file."""
+    print(line, flush=True)
+    LINES.append(line)
+
 
 SMALL = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (3, 4), (4, 3)]
 
@@ -44,11 +60,13 @@ def first_moves(p: Proof) -> str:
     return f"{len(p.groups)} groups: a wins {won[0]}, b wins {won[1]}, open {still}"
 
 
-def small_boards() -> None:
-    print("| board | rules | winner | plies | alpha-beta positions | s | proof-number positions "
-          "| s | proof (positions) | agree |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|---|---|")
+def small_boards(quick: bool) -> None:
+    out("| board | rules | winner | plies | alpha-beta positions | s | proof-number positions "
+        "| s | proof (positions) | agree |")  # fmt: skip
+    out("|---|---|---|---|---|---|---|---|---|---|")
     jobs = [(w, h, r) for w, h in SMALL for r in ("classic", "colorwars")] + [(4, 4, "colorwars")]
+    if quick:  # the boards of up to nine cells
+        jobs = [(w, h, r) for w, h, r in jobs if w * h <= 9]
     for w, h, rules in jobs:
         ab = colorwars.solve(w, h, rules=rules, cache=False)
         pn = colorwars.prove(w, h, rules=rules, verify=True, threads=1)
@@ -56,16 +74,19 @@ def small_boards() -> None:
             raise SystemExit(
                 f"{w}x{h} {rules}: alpha-beta says {ab.winner}, proof-number {pn.winner}"
             )
-        print(f"| {w}x{h} | {rules} | {who(ab.winner)} | {ab.plies} | {ab.positions:,} "
-              f"| {ab.seconds:.2f} | {pn.positions:,} | {pn.seconds:.2f} | {pn.checked:,} "
-              f"| yes |", flush=True)  # fmt: skip
+        out(f"| {w}x{h} | {rules} | {who(ab.winner)} | {ab.plies} | {ab.positions:,} "
+            f"| {ab.seconds:.2f} | {pn.positions:,} | {pn.seconds:.2f} | {pn.checked:,} "
+            f"| yes |")  # fmt: skip
 
 
 def big_boards(seconds: float, memory: str, big: bool, classic: bool) -> None:
-    print()
-    print("| board | rules | winner | after the first moves | proof-number positions | s "
-          "| proof (positions) | walked on the reference engine |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+    out()
+    out("Past the alpha-beta solver, proof-number search alone (\"walked\" is `walk_strategy` on "
+        "the reference engine):")  # fmt: skip
+    out()
+    out("| board | rules | winner | after the first moves | proof-number positions | s "
+        "| proof (positions) | walked on the reference engine |")  # fmt: skip
+    out("|---|---|---|---|---|---|---|---|")
     jobs: list[tuple[int, int, str, float | None]] = [
         (4, 5, "colorwars", None),
         (5, 5, "colorwars", None),
@@ -85,12 +106,13 @@ def big_boards(seconds: float, memory: str, big: bool, classic: bool) -> None:
             n = walk_strategy(w, h, rules=rules)
             walked = f"{n:,} positions, {time.perf_counter() - start:.1f} s"
         checked = f"{p.checked:,}" if p.checked is not None else "-"
-        print(f"| {w}x{h} | {rules} | {who(p.winner)} | {first_moves(p)} | {p.positions:,} "
-              f"| {p.seconds:.1f} | {checked} | {walked} |", flush=True)  # fmt: skip
+        out(f"| {w}x{h} | {rules} | {who(p.winner)} | {first_moves(p)} | {p.positions:,} "
+            f"| {p.seconds:.1f} | {checked} | {walked} |")  # fmt: skip
     if big:
         ab = colorwars.solve(4, 5, rules="colorwars", cache=False)
-        print(f"\n4x5 colorwars by alpha-beta: {who(ab.winner)} in {ab.plies} plies, "
-              f"{ab.positions:,} positions, {ab.seconds:.1f} s")  # fmt: skip
+        out()
+        out(f"4x5 colorwars by alpha-beta: {who(ab.winner)} in {ab.plies} plies, "
+            f"{ab.positions:,} positions, {ab.seconds:.1f} s.")  # fmt: skip
 
 
 def main() -> None:
@@ -99,9 +121,24 @@ def main() -> None:
     parser.add_argument("--memory", default="10G", help="classic boards' proof table (10G)")
     parser.add_argument("--big", action="store_true", help="also 4x5 colorwars by alpha-beta")
     parser.add_argument("--skip-classic", action="store_true", help="no 4x4/5x4/4x5 classic")
+    parser.add_argument("--no-write", action="store_true", help="print the tables only")
+    parser.add_argument(
+        "--quick", action="store_true", help="a smoke: the small boards of up to 9 cells only"
+    )
     args = parser.parse_args()
-    small_boards()
-    big_boards(args.time, args.memory, args.big, not args.skip_classic)
+    small_boards(args.quick)
+    if not args.quick:
+        big_boards(args.time, args.memory, args.big, not args.skip_classic)
+    if not args.no_write and not args.quick:
+        run = stamp(args.skip_classic)
+        machine = run["machine"]
+        out()
+        out(f"(`python benchmarks/solve_table.py{' --skip-classic' if args.skip_classic else ''}"
+            f"{' --big' if args.big else ''}` at commit {run['commit']}, {run['date']}; "
+            f"{machine['cpu_count']} cores of {machine['cpu_model']}.)")  # fmt: skip
+        path = RESULTS / "solve_table.md"
+        atomic_write(path, "\n".join(LINES) + "\n", "the solve table")
+        print(f"written to {path}")
 
 
 if __name__ == "__main__":

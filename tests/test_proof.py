@@ -309,6 +309,24 @@ def test_the_parallel_benchmark_runs() -> None:
     assert "| 3x3 | classic | 1 |" in out
 
 
+def test_the_solve_table_benchmark_runs() -> None:
+    """benchmarks/solve_table.py (both searches on every small board, which must agree) on
+    the boards of up to nine cells."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).parent.parent / "benchmarks" / "solve_table.py"
+    if not script.exists():
+        pytest.skip("the benchmarks are not in this copy of the suite (the wheel's test)")
+    out = subprocess.run(
+        [sys.executable, str(script), "--quick", "--no-write"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout  # fmt: skip
+    assert "| 3x3 | classic | a (first) | 13 |" in out
+    assert "| 3x3 | colorwars | b (second) | 10 |" in out
+    assert "3x4" not in out
+
+
 def test_more_than_two_players_are_refused() -> None:
     with pytest.raises(colorwars.InvalidPlayerError, match="two-player"):
         colorwars.prove(colorwars.Game(3, 3, players=3))
