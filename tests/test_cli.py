@@ -65,6 +65,10 @@ def test_simulate_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
     assert "95% interval" in out
     assert "game length: mean" in out
     assert "plies/s" in out
+    assert "s on all cores)" in out
+    for threads, said in (("1", "on 1 thread)"), ("2", "on 2 threads)")):
+        assert main(["simulate", "--games", "200", "--threads", threads]) == 0
+        assert said in capsys.readouterr().out
 
 
 def test_simulate_options_and_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -70,6 +70,15 @@ def test_solve_refuses_a_progress_that_is_not_callable() -> None:
         colorwars.solve(3, 3, cache=False, progress=5)  # type: ignore[arg-type]
 
 
+def test_solve_says_what_is_wrong_with_a_size() -> None:
+    with pytest.raises(colorwars.ConfigError, match=r"solve\(3\) has no height"):
+        colorwars.solve(3)
+    with pytest.raises(colorwars.InvalidSizeError, match=r"3\.5x3"):
+        colorwars.solve(3.5, 3)  # type: ignore[arg-type]
+    with pytest.raises(colorwars.ConfigError, match="takes the game alone"):
+        colorwars.solve(colorwars.Game(3, 3), 3)
+
+
 def _terminal() -> tuple[Console, io.StringIO]:
     out = io.StringIO()
     return Console(file=out, force_terminal=True, width=120, highlight=False), out

@@ -237,7 +237,9 @@ def _simulate(args: argparse.Namespace, console: Console, output: Path | None) -
             + (
                 f"Ray, {s['shards']} shards)"
                 if args.backend == "ray"
-                else f"{'all cores' if not args.threads else args.threads})"
+                else "all cores)"
+                if not args.threads
+                else f"{args.threads} thread{'s' if args.threads != 1 else ''})"
             )
         )
     if output is not None:

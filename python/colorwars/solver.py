@@ -186,8 +186,14 @@ def solve(
         check.fail(ConfigError, "progress", progress, "expected a function(positions) or None")
     if not isinstance(width, int | np.integer) or isinstance(width, bool):
         if height is not None:
+            if isinstance(width, float | str | bool | np.floating):  # a size, but not whole
+                check.size(width, height)
             raise ConfigError("solve(game) takes the game alone: its size and rules are its own")
         return _solve_position(width, check.whole(max_depth, "max_depth", 1, MAX_DEPTH), progress)
+    if height is None:
+        raise ConfigError(
+            f"solve({width}) has no height: give solve(width, height, rules=...) or solve(game)"
+        )
     r = resolve(rules)
     width, height = check.size(width, height)
     max_depth = check.whole(max_depth, "max_depth", 1, MAX_DEPTH, ConfigError)
