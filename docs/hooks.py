@@ -112,7 +112,11 @@ def solved_table() -> str:
     for b in boards:
         who = {"a": "a (first)", "b": "b (second)"}[b["winner"]]
         plies = "not known" if b["plies"] is None else str(b["plies"])
-        method = {"alphabeta": "alpha-beta", "pn": "proof-number"}[b["method"]]
+        method = {
+            "alphabeta": "alpha-beta",
+            "pn": "proof-number",
+            "length": "depth-bounded proof-number",
+        }[b["method"]]
         lines.append(
             f"| {b['board']} | {b['rules']} | {who} | {plies} | {b['positions']:,} | {method} "
             f"| {b['seconds']:g} | `{b['command']}` |"

@@ -30,28 +30,46 @@ def test_every_entry_is_well_formed_and_once() -> None:
         assert 2 <= int(h) <= 32
         assert e["rules"] in ("colorwars", "classic")
         assert e["winner"] in ("a", "b")
-        assert e["method"] in ("alphabeta", "pn")
-        # Only the alpha-beta solver finds the length; proof-number search the winner.
+        assert e["method"] in ("alphabeta", "pn", "length")
+        # The alpha-beta solver and the length search find the length; proof-number search
+        # the winner alone.
         assert (e["plies"] is None) == (e["method"] == "pn")
         assert e["positions"] > 0
         assert e["seconds"] >= 0
         assert e["command"].split()[0] in ("colorwars", "cargo")
-        assert (e["board"], e["rules"]) not in seen
-        seen.add((e["board"], e["rules"]))
+        assert (e["board"], e["rules"], e["method"]) not in seen
+        seen.add((e["board"], e["rules"], e["method"]))
     # What the README and the docs claim is in the table.
-    assert {("5x5", "colorwars"), ("4x4", "classic")} <= seen
+    assert {
+        ("5x5", "colorwars", "pn"),
+        ("5x5", "colorwars", "length"),
+        ("4x4", "classic", "pn"),
+    } <= seen
+    # Where two methods settle a board, they agree.
+    winners: dict[tuple[str, str], str] = {}
+    lengths: dict[tuple[str, str], int] = {}
+    for e in entries():
+        key = (e["board"], e["rules"])
+        assert winners.setdefault(key, e["winner"]) == e["winner"], key
+        if e["plies"] is not None:
+            assert lengths.setdefault(key, e["plies"]) == e["plies"], key
 
 
 QUICK = [e for e in entries() if e["seconds"] < 60]
 
 
-@pytest.mark.parametrize("entry", QUICK, ids=[f"{e['board']}-{e['rules']}" for e in QUICK])
+@pytest.mark.parametrize(
+    "entry", QUICK, ids=[f"{e['board']}-{e['rules']}-{e['method']}" for e in QUICK]
+)
 def test_every_quick_entry_is_proven_again(entry: dict[str, Any]) -> None:
     w, _, h = entry["board"].partition("x")
     width, height = int(w), int(h)
     if entry["method"] == "alphabeta":
         s = colorwars.solve(width, height, rules=entry["rules"], cache=False)
         assert ("ab"[s.winner], s.plies) == (entry["winner"], entry["plies"])
+    elif entry["method"] == "length":
+        n = colorwars.exact_length(width, height, rules=entry["rules"])
+        assert ("ab"[n.winner], n.plies) == (entry["winner"], entry["plies"])
     else:
         p = colorwars.prove(width, height, rules=entry["rules"])
         assert p.complete
