@@ -79,6 +79,75 @@ def test_solve_says_what_is_wrong_with_a_size() -> None:
         colorwars.solve(colorwars.Game(3, 3), 3)
 
 
+def test_the_solvers_take_a_size_as_the_command_line_writes_it() -> None:
+    # solve("3x3") used to say "a player chooses a move in a colorwars.Game ..., not str".
+    assert colorwars.solve("3x3", rules="classic", cache=False).plies == (
+        colorwars.solve(3, 3, rules="classic", cache=False).plies
+    )
+    assert colorwars.prove(" 3X4 ").winner == colorwars.prove(3, 4).winner
+    assert colorwars.exact_length("4x3").plies == colorwars.exact_length(4, 3).plies
+
+
+@pytest.mark.parametrize("call", ["solve", "prove", "exact_length"])
+def test_the_solvers_say_what_they_take(call: str) -> None:
+    f = getattr(colorwars, call)
+    with pytest.raises(colorwars.ConfigError, match=rf"{call}\(3\) has no height"):
+        f(3)
+    with pytest.raises(colorwars.ConfigError, match=r"a board size such as '5x5'"):
+        f("five by five")
+    with pytest.raises(colorwars.ConfigError, match=r"a board size such as"):
+        f([3, 3])
+    with pytest.raises(colorwars.ConfigError, match=r"give the size as"):
+        f("3x3", 3)
+    with pytest.raises(colorwars.InvalidSizeError, match="40x3"):
+        f("40x3")
+    with pytest.raises(colorwars.ConfigError, match="takes the game alone"):
+        f(colorwars.Game(3, 3), 3)
+
+
+def test_rule_names_given_as_arguments_ignore_case() -> None:
+    assert colorwars.Game(3, 3, rules="Classic").rules.name == "classic"
+    assert colorwars.Game(3, 3, rules=" DROP3+Subtract ").rules.name == "drop3+subtract"
+    assert main(["simulate", "--rules", "Classic", "--games", "20", "--size", "3x3"]) == 0
+    # The position notation keeps its exact names.
+    text = colorwars.Game(3, 3, rules="classic").to_text().replace("classic", "Classic")
+    with pytest.raises(colorwars.ColorwarsError):
+        colorwars.Game.from_text(text)
+    with pytest.raises(colorwars.InvalidRulesError, match="'Klassic'"):
+        colorwars.Game(3, 3, rules="Klassic")
+
+
+@pytest.mark.parametrize(
+    "player",
+    [
+        "alphabeta:2",
+        "mcts:50",
+        "zero:10",
+        "zeroab:1",
+        "perfect:time=0.1",
+        "learned:1",
+    ],
+)
+def test_a_stop_that_is_not_an_event_is_a_clear_error(player: str) -> None:
+    # stop=True used to raise AttributeError from deep inside the search.
+    import threading
+
+    p = colorwars.players.parse_player(player)
+    g = colorwars.Game(4, 4)
+    with pytest.raises(colorwars.ConfigError, match=r"stop True: expected None or an object"):
+        p.search(g, stop=True)
+    assert p.search(g, stop=threading.Event()).cell in g.legal_moves()
+
+
+def test_a_time_out_of_range_reads_the_same_below_zero_and_at_zero() -> None:
+    messages = set()
+    for t in (0, -1, 0.0, float("nan"), 1e9):
+        with pytest.raises(colorwars.InvalidPlayerError) as e:
+            colorwars.ai.Perfect(time=t)
+        messages.add(str(e.value).split(": ", 1)[1])
+    assert messages == {"expected seconds above 0 and at most 1e+06, or None"}
+
+
 def _terminal() -> tuple[Console, io.StringIO]:
     out = io.StringIO()
     return Console(file=out, force_terminal=True, width=120, highlight=False), out

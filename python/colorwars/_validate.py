@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import operator
 import os
+import re
 import resource
 from typing import NoReturn
 
@@ -157,6 +158,39 @@ def size(width: object, height: object) -> tuple[int, int]:
     return sides[0], sides[1]
 
 
+def board(target: object, height: object, call: str) -> tuple[int, int] | None:
+    """The board of ``call(width, height)`` or ``call("WxH")`` (the command line's form) as
+    checked sides; None when ``target`` is a game (``call(game)``, to be checked by the
+    caller). A size with no height, a game with a height, or text that is no size is a
+    ``ConfigError`` (``InvalidSizeError`` for sides out of range) saying what to give."""
+    if isinstance(target, str):
+        if height is not None:
+            raise ConfigError(
+                f"{call}({show(target)}, {show(height)}): give the size as {call}(width, "
+                f"height) or as one text such as {call}('5x5')"
+            )
+        found = re.fullmatch(r"\s*([0-9]{1,6})\s*[xX]\s*([0-9]{1,6})\s*", target)
+        if found is None:
+            raise ConfigError(
+                f"{call}({show(target)}): expected a board size such as '5x5', width and "
+                f"height such as {call}(5, 5), or a game"
+            )
+        return size(int(found[1]), int(found[2]))
+    sized = isinstance(target, int | float | np.integer | np.floating)
+    if sized and not isinstance(target, bool | np.bool_):
+        if height is None:
+            raise ConfigError(
+                f"{call}({show(target)}) has no height: give {call}(width, height, rules=...), "
+                f"{call}('WxH', rules=...) or {call}(game)"
+            )
+        return size(target, height)
+    if height is not None:
+        if isinstance(target, bool | np.bool_):
+            size(target, height)  # a width that is no number: say so as a size
+        raise ConfigError(f"{call}(game) takes the game alone: its size and rules are its own")
+    return None
+
+
 def player_count(value: object, cells: int) -> int:
     """The number of players: 2 to 8, and never more than the board's cells (RULES.md §2)."""
     n = whole(value, "number of players", MIN_PLAYERS, MAX_PLAYERS, InvalidPlayersError)
@@ -249,9 +283,13 @@ def time_budget(value: object) -> float | None:
     """A time budget in seconds, or None."""
     if value is None:
         return None
-    t = number(value, "time", 0.0, MAX_SECONDS, InvalidPlayerError)
+    allowed = f"expected seconds above 0 and at most {MAX_SECONDS:g}, or None"
+    try:
+        t = number(value, "time", 0.0, MAX_SECONDS, InvalidPlayerError)
+    except InvalidPlayerError:
+        fail(InvalidPlayerError, "time", value, allowed)
     if t <= 0:
-        fail(InvalidPlayerError, "time", value, "expected seconds > 0, or None")
+        fail(InvalidPlayerError, "time", value, allowed)
     return t
 
 
@@ -260,6 +298,14 @@ def flag(value: object, what: str) -> bool:
     if not isinstance(value, bool | np.bool_):
         fail(ConfigError, what, value, "expected True or False")
     return bool(value)
+
+
+def stop_flag(value: object) -> None:
+    """A search's ``stop``: None, or anything with an ``is_set()`` method (a
+    ``threading.Event``, a ``multiprocessing.Event``)."""
+    if value is not None and not callable(getattr(value, "is_set", None)):
+        fail(ConfigError, "stop", value, "expected None or an object with is_set(), such as a "
+             "threading.Event")  # fmt: skip
 
 
 def choice(value: object, what: str, allowed: tuple[str, ...]) -> str:

@@ -829,6 +829,7 @@ class Engine:
         ``stop`` (anything with ``is_set()``; the engine's own ``stop`` command when this
         player plays inside ``colorwars engine``) sends the program ``stop`` while it thinks,
         and its answer then is the move."""
+        check.stop_flag(stop)
         native = _live(game)  # GameOverError once won, as for every player
         with self._lock:
             start = time.perf_counter()

@@ -18,8 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
@@ -95,7 +93,8 @@ def exact_length(
     start: int | None = None,
 ) -> Length:
     """The game's exact length under perfect play: ``exact_length(game)`` from a game's
-    position or ``exact_length(width, height, rules=...)`` from the empty board (two players).
+    position or ``exact_length(width, height, rules=...)`` (or ``exact_length("WxH", ...)``)
+    from the empty board (two players).
 
     ``time`` bounds the seconds (None: until found); a run that stops returns ``plies=None``
     with the bounds it established, never a guess. ``memory`` is the table's bytes (an int
@@ -112,10 +111,7 @@ def exact_length(
     >>> n.winner, n.plies, n.proven, n.refuted, len(n.line)
     (1, 10, True, True, 10)
     """
-    sized = isinstance(target, int | np.integer) and not isinstance(target, bool | np.bool_)
-    if not sized and height is not None:
-        raise ConfigError("exact_length(game) takes the game alone: its size and rules are its own")
-    game = _start(target, height, rules)
+    game = _start(target, height, rules, "exact_length")
     seconds = None if time is None else check.number(time, "time", 0.0, 1e9)
     nbytes = (
         _parse_memory(memory) if memory is not None else default_memory(game.width * game.height)

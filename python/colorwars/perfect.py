@@ -394,6 +394,7 @@ class Perfect:
         search stops (what it proved stays in the player's table, and a win or loss it proved
         is played as usual), and where nothing is proven the move is the fallback's, which is
         stopped too if its ``search`` takes ``stop``."""
+        check.stop_flag(stop)
         native = _live(game)
         start = _time.perf_counter()
         deadline = start + self.time

@@ -182,6 +182,7 @@ class _Base:
         it (``probe.PROBE_SHARE``). ``stop`` (anything with ``is_set()``) ends the search
         early with its best move. Raises ``GameOverError`` once the game is won; Ctrl-C stops
         a long search."""
+        check.stop_flag(stop)
         native = _live(game)
         start = time.perf_counter()
         spec = self._spec()

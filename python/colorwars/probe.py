@@ -129,6 +129,7 @@ class Probe:
         within the budget or the threshold, more than two players, or the budget 0).
         ``seconds`` bounds the probe's time as well; ``stop`` (anything with ``is_set()``,
         such as a ``threading.Event``) ends it early, with what it proved by then."""
+        check.stop_flag(stop)
         native = game if isinstance(game, _core.NativeGame) else _native_of(game)
         if self.positions == 0 or native.players != 2 or native.winner is not None:
             found = ProbeResult(None, False, 0)

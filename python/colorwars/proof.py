@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from colorwars import _core, _files
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
@@ -33,6 +31,7 @@ from colorwars.errors import (
     InvalidPlayerError,
     InvalidProofError,
     ShardError,
+    show,
 )
 from colorwars.rules import Rules, RulesLike, resolve
 
@@ -163,16 +162,21 @@ def _parse_memory(value: object) -> int:
     return nbytes
 
 
-def _start(target: Any, height: int | None, rules: RulesLike) -> Any:
-    """The native game to prove: a game's position, or a board's empty start."""
+def _start(target: Any, height: int | None, rules: RulesLike, call: str = "prove") -> Any:
+    """The native game to prove: a game's position, or a board's empty start (``call`` names
+    the function in errors)."""
     from colorwars.players import native_game
 
-    if isinstance(target, int | np.integer) and not isinstance(target, bool | np.bool_):
-        w, h = check.size(target, height)
-        return _core.NativeGame(check.config(w, h, 2, resolve(rules)))
-    if height is not None:
-        raise ConfigError("prove(game) takes the game alone: its size and rules are its own")
-    game = native_game(target)
+    sides = check.board(target, height, call)
+    if sides is not None:
+        return _core.NativeGame(check.config(*sides, 2, resolve(rules)))
+    try:
+        game = native_game(target)
+    except TypeError:
+        raise ConfigError(
+            f"{call}({show(target)}): expected a colorwars.Game or colorwars.reference.Game, "
+            f"width and height such as {call}(5, 5), or a board size such as {call}('5x5')"
+        ) from None
     if game.players != 2:
         raise InvalidPlayerError(
             f"invalid game: the solver plays two-player games, this one has {game.players}"
@@ -302,7 +306,7 @@ def prove(
     save_every: float | None = SAVE_EVERY,
 ) -> Proof:
     """Proves who wins by proof-number search: ``prove(game)`` from a game's position or
-    ``prove(width, height, rules=...)`` from the empty board.
+    ``prove(width, height, rules=...)`` (or ``prove("WxH", ...)``) from the empty board.
 
     ``time`` bounds the seconds (None: until proven); ``memory`` the proof table's bytes (an
     int or a size such as ``"8G"``; the table replaces old estimates when full, never

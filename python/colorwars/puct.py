@@ -336,6 +336,7 @@ class PUCT:
         """The tree after a search of ``game``'s position (the caller holds the lock), for
         ``time`` seconds instead of the searcher's own where given, ended early once
         ``stop.is_set()``."""
+        check.stop_flag(stop)
         native = native_game(game)
         if native.winner is not None:
             raise GameOverError(

@@ -61,10 +61,21 @@ RulesLike = str | Rules
 
 
 def resolve(rules: RulesLike) -> Rules:
-    """Turns a name or a ``Rules`` into a ``Rules``."""
+    """Turns a name or a ``Rules`` into a ``Rules``. Names given as arguments (``rules=``,
+    ``--rules``) are read without regard to case or surrounding spaces (``"Classic"``,
+    ``" DROP3+Empty"``); the position notation keeps the exact names (``Rules.parse``)."""
     if isinstance(rules, Rules):
         return rules
-    return Rules.parse(rules)
+    try:
+        return Rules.parse(rules)
+    except InvalidRulesError as exact:
+        folded = rules.strip().lower() if isinstance(rules, str) else rules
+        if folded == rules:
+            raise
+        try:
+            return Rules.parse(folded)
+        except InvalidRulesError:
+            raise exact from None
 
 
 @dataclass(frozen=True, slots=True)

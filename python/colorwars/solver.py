@@ -8,13 +8,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars._files import atomic_write, read_sealed, seal
-from colorwars.errors import ConfigError, FileError, InvalidPlayerError, SearchLimitError
+from colorwars.errors import ConfigError, FileError, InvalidPlayerError, SearchLimitError, show
 from colorwars.rules import Rules, RulesLike, resolve
 
 __all__ = ["SearchLimitError", "Solution", "cache_path", "solve"]
@@ -103,7 +101,13 @@ def _solve_position(
 ) -> Solution:
     from colorwars.players import native_game
 
-    native = native_game(game)
+    try:
+        native = native_game(game)
+    except TypeError:
+        raise ConfigError(
+            f"solve({show(game)}): expected a colorwars.Game or colorwars.reference.Game, "
+            "width and height such as solve(5, 5), or a board size such as solve('5x5')"
+        ) from None
     text = native.to_text()
     if native.players != 2:
         raise InvalidPlayerError(
@@ -155,16 +159,17 @@ def _checked(entry: object, width: int, height: int, rules: str) -> Solution | N
 
 
 def solve(
-    width: int | Any,
+    width: int | str | Any,
     height: int | None = None,
     rules: RulesLike = "colorwars",
     max_depth: int = 200,
     cache: bool = True,
     progress: Callable[[int], object] | None = None,
 ) -> Solution:
-    """Solves a two-player game exactly: ``solve(width, height, rules=...)`` from the empty
-    board, or ``solve(game)`` from a game's current position (a ``colorwars.Game`` or a
-    reference game), with the exact result of every legal move in ``.moves``.
+    """Solves a two-player game exactly: ``solve(width, height, rules=...)`` (or
+    ``solve("WxH", rules=...)``) from the empty board, or ``solve(game)`` from a game's
+    current position (a ``colorwars.Game`` or a reference game), with the exact result of
+    every legal move in ``.moves``.
 
     Board results are kept in a cache file (``cache_path()``), so a rerun does not recompute
     them. Raises ``SearchLimitError`` if no result is proven within ``max_depth`` plies; Ctrl-C
@@ -184,18 +189,11 @@ def solve(
     """
     if progress is not None and not callable(progress):
         check.fail(ConfigError, "progress", progress, "expected a function(positions) or None")
-    if not isinstance(width, int | np.integer) or isinstance(width, bool):
-        if height is not None:
-            if isinstance(width, float | str | bool | np.floating):  # a size, but not whole
-                check.size(width, height)
-            raise ConfigError("solve(game) takes the game alone: its size and rules are its own")
+    sides = check.board(width, height, "solve")
+    if sides is None:
         return _solve_position(width, check.whole(max_depth, "max_depth", 1, MAX_DEPTH), progress)
-    if height is None:
-        raise ConfigError(
-            f"solve({width}) has no height: give solve(width, height, rules=...) or solve(game)"
-        )
     r = resolve(rules)
-    width, height = check.size(width, height)
+    width, height = sides
     max_depth = check.whole(max_depth, "max_depth", 1, MAX_DEPTH, ConfigError)
     cache = check.flag(cache, "cache")
     key = _cache_key(width, height, r.name)

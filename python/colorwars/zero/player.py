@@ -190,6 +190,7 @@ class Zero:
         when the probe proved the move) and its seconds. ``stop`` (anything with
         ``is_set()``, such as a ``threading.Event``) ends the probe and the search early
         with the best move found."""
+        check.stop_flag(stop)
         start = _time.perf_counter()
         with self._lock:
             searcher = self._searcher(game)  # InvalidPlayerError before any work
@@ -283,6 +284,7 @@ class ZeroAlphaBeta:
     def search(self, game: Any, stop: Any = None) -> Decision:
         """``choose`` with the positions searched and the seconds; ``stop`` (anything with
         ``is_set()``) ends the search early with the deepest iteration completed."""
+        check.stop_flag(stop)
         start = _time.perf_counter()
         native = native_game(game)  # a colorwars.Game or reference game, else TypeError
         net = self.network_for(game)
