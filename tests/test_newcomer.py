@@ -74,7 +74,7 @@ def test_solve_says_what_is_wrong_with_a_size() -> None:
     with pytest.raises(colorwars.ConfigError, match=r"solve\(3\) has no height"):
         colorwars.solve(3)
     with pytest.raises(colorwars.InvalidSizeError, match=r"3\.5x3"):
-        colorwars.solve(3.5, 3)  # type: ignore[arg-type]
+        colorwars.solve(3.5, 3)
     with pytest.raises(colorwars.ConfigError, match="takes the game alone"):
         colorwars.solve(colorwars.Game(3, 3), 3)
 
@@ -132,7 +132,7 @@ def test_a_stop_that_is_not_an_event_is_a_clear_error(player: str) -> None:
     # stop=True used to raise AttributeError from deep inside the search.
     import threading
 
-    p = colorwars.players.parse_player(player)
+    p: Any = colorwars.players.parse_player(player)
     g = colorwars.Game(4, 4)
     with pytest.raises(colorwars.ConfigError, match=r"stop True: expected None or an object"):
         p.search(g, stop=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 import colorwars
 import pytest
@@ -271,3 +272,48 @@ def test_a_proof_table_proves_the_same_with_any_pages(huge: bool | None) -> None
     assert winner == 1
     assert line
     assert work > 0
+
+
+def test_the_exact_solver_sizes_its_table_to_the_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The solver's own table (2^25 entries from 13 cells) is faulted in as a short search runs
+    # and given back at its end: three times slower on 4 x 5, and the move ran 0.1 s over.
+    from colorwars import perfect
+
+    assert perfect._exact_table_bits(0.01) == 18
+    assert perfect._exact_table_bits(1.0) == 20
+    assert perfect._exact_table_bits(1e6) == 24
+    asked: list[object] = []
+    real = _core.solve_position
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs.get("table_bits"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_core, "solve_position", spy)
+    g = colorwars.Game(3, 4)
+    g.play("b2")
+    assert Perfect(time=1.0, book=False).search(g).kind == "win"
+    assert asked
+    assert all(isinstance(b, int) and 18 <= b <= 24 for b in asked)
+
+
+@pytest.mark.parametrize("bits", [None, 10, 18, 26])
+def test_the_exact_solver_answers_the_same_with_any_table(bits: int | None) -> None:
+    g = colorwars.Game(4, 4)
+    g.play("b2")
+    g.play("c3")
+    found = _core.solve_position(native_game(g), 200, table_bits=bits)
+    assert found is not None
+    assert (found[0], found[1], sorted(found[5])) == _FOUR_BY_FOUR_AFTER_B2_C3
+
+
+def _solved_once() -> tuple[int, int, list[tuple[int, int, int]]]:
+    g = colorwars.Game(4, 4)
+    g.play("b2")
+    g.play("c3")
+    found = _core.solve_position(native_game(g), 200)
+    assert found is not None
+    return found[0], found[1], sorted(found[5])
+
+
+_FOUR_BY_FOUR_AFTER_B2_C3 = _solved_once()

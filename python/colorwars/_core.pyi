@@ -242,6 +242,7 @@ def solve_position(
     moves: bool = True,
     progress: Callable[[int], object] | None = None,
     interval: float = 0.1,
+    table_bits: int | None = None,
 ) -> tuple[int, int, list[int], int, float, list[tuple[int, int, int]]] | None: ...
 
 @final

@@ -69,9 +69,9 @@ def resolve(rules: RulesLike) -> Rules:
     try:
         return Rules.parse(rules)
     except InvalidRulesError as exact:
-        folded = rules.strip().lower() if isinstance(rules, str) else rules
-        if folded == rules:
+        if not isinstance(rules, str) or rules.strip().lower() == rules:
             raise
+        folded = rules.strip().lower()
         try:
             return Rules.parse(folded)
         except InvalidRulesError:

@@ -37,8 +37,9 @@ pub(super) type PositionSolution = (usize, u32, Vec<usize>, u64, f64, Vec<MoveRe
 /// Solves a two-player game exactly from its current position (GIL released, Ctrl-C stops
 /// it); with `moves`, also every legal move's exact result. None if something is not proven
 /// within `max_depth` plies. `progress(positions)` is called about every `interval` seconds.
+/// `table_bits`: the table's size, `2^bits` entries (10 to 30; None: by the board).
 #[pyfunction]
-#[pyo3(signature = (game, max_depth=200, moves=true, progress=None, interval=0.1))]
+#[pyo3(signature = (game, max_depth=200, moves=true, progress=None, interval=0.1, table_bits=None))]
 pub(super) fn solve_position(
     py: Python<'_>,
     game: &Bound<'_, NativeGame>,
@@ -46,12 +47,13 @@ pub(super) fn solve_position(
     moves: bool,
     progress: Option<Py<PyAny>>,
     interval: f64,
+    table_bits: Option<u32>,
 ) -> PyResult<Option<PositionSolution>> {
     let (position, cfg) = two_player_position(game)?;
     let max_depth = max_depth.clamp(1, MAX_SOLVER_DEPTH);
     let (found, seconds) = watched(py, progress.as_ref(), interval, |control| {
         with_game!(&position, g => {
-            crate::search::solve_position(g.geo(), &cfg, g.pos(), max_depth, moves, control)
+            crate::search::solve_position(g.geo(), &cfg, g.pos(), max_depth, moves, table_bits, control)
         })
     })?;
     Ok(found?.map(|(s, each, positions)| (s.winner, s.plies, s.line, positions, seconds, each)))

@@ -56,15 +56,22 @@ pub type PositionSolution = (Solution, Vec<MoveResult>, u64);
 
 /// Solves `pos` exactly and, with `moves`, every legal move after it, with one table shared by
 /// all of them. None if something is not proven within `max_depth` plies.
+/// `table_bits`: the table's size (`2^bits` entries of 24 bytes; None: by the board, up to
+/// 2^25). A short search does better with a small one: a big table's pages are touched (and
+/// zeroed) as the search runs, and given back when it ends.
 pub fn solve_position<B: Bits>(
     geo: &Geometry<B>,
     cfg: &Config,
     pos: &Position<B>,
     max_depth: i32,
     moves: bool,
+    table_bits: Option<u32>,
     control: &Control,
 ) -> Result<Option<PositionSolution>> {
-    let mut solver = Solver::new(geo, cfg, control)?;
+    let mut solver = match table_bits {
+        Some(bits) => Solver::with_table_bits(geo, cfg, bits, control)?,
+        None => Solver::new(geo, cfg, control)?,
+    };
     let Some(best) = solver.solve(pos, max_depth) else {
         return Ok(None);
     };
@@ -87,7 +94,17 @@ pub struct Solver<'a, B> {
 
 impl<'a, B: Bits> Solver<'a, B> {
     pub fn new(geo: &'a Geometry<B>, cfg: &'a Config, control: &'a Control) -> Result<Self> {
-        let bits = solver_table_bits(geo.cells);
+        Self::with_table_bits(geo, cfg, solver_table_bits(geo.cells), control)
+    }
+
+    /// A solver whose table has `2^bits` entries (clamped to 10 to 30).
+    pub fn with_table_bits(
+        geo: &'a Geometry<B>,
+        cfg: &'a Config,
+        bits: u32,
+        control: &'a Control,
+    ) -> Result<Self> {
+        let bits = bits.clamp(10, 30);
         let mut search = Searcher::new(geo, cfg, false, None, bits, control)?;
         search.report = true; // the positions searched are the solver's progress
         Ok(Solver { search })
