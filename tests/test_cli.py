@@ -193,3 +193,29 @@ def test_play_commands_and_bad_input(
     assert "nothing to undo" in out
     assert "hint: " in out
     assert out.rstrip().endswith("bye")
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["solve", "3x3", "--memory", "-5G"], "invalid memory '-5G'"),
+        (["solve", "3x3", "--method", "pn", "--time", "-1e3"], "invalid time -1000"),
+    ],
+)
+def test_a_negative_value_reaches_its_option_check(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # argparse took "-5G" for an option and said only "expected one argument".
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert said in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_negative_value_is_not_joined_to_what_is_not_an_option() -> None:
+    from colorwars.cli import _negative_values
+
+    assert _negative_values(["solve", "--memory", "-5G"]) == ["solve", "--memory=-5G"]
+    assert _negative_values(["--time", "-1"]) == ["--time", "-1"]  # argparse reads it
+    assert _negative_values(["3x3", "-5G"]) == ["3x3", "-5G"]
+    assert _negative_values(["--memory", "--time"]) == ["--memory", "--time"]

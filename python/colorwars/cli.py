@@ -1127,6 +1127,24 @@ def _on_sigterm(signum: int, frame: object) -> None:
     raise Terminated
 
 
+def _negative_values(argv: list[str]) -> list[str]:
+    """``--memory -5G`` as ``--memory=-5G``: argparse takes a value that starts with ``-``
+    for an option unless it is a plain number, and said only "expected one argument"; the
+    option's own check then says what is allowed."""
+    out: list[str] = []
+    for token in argv:
+        previous = out[-1] if out else ""
+        if (
+            re.fullmatch(r"-[0-9.]\S*", token)
+            and not re.fullmatch(r"-[0-9]+|-[0-9]*\.[0-9]+", token)
+            and re.fullmatch(r"--[a-z][a-z0-9-]*", previous)
+        ):
+            out[-1] = f"{previous}={token}"
+        else:
+            out.append(token)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit status: 0 done, 1 an error (one line on
     stderr), 2 bad usage (argparse) or a file that cannot be read or written, 130
@@ -1134,7 +1152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     closed early (``colorwars ... | head -1``)."""
     _tolerant_streams()
     parser = build_parser()
-    args = parser.parse_args(argv)  # argparse itself ignores a closed pipe for --help
+    args = parser.parse_args(
+        _negative_values(sys.argv[1:] if argv is None else list(argv))
+    )  # argparse itself ignores a closed pipe for --help
     console = _Console(highlight=False)
     previous = None
     if threading.current_thread() is threading.main_thread():
