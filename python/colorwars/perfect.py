@@ -241,11 +241,11 @@ def _stopped(stop: Any) -> bool:
 
 
 def _exact_table_bits(seconds: float) -> int:
-    """The exact solver's table for a search of ``seconds``: 2^bits entries of 24 bytes, from
-    2^18 (6 MiB) to 2^24 (384 MiB), about one for every two positions it can search (some two
-    million a second). The solver's own choice for a board (up to 2^25) suits long solves:
-    in a short one, its pages are faulted in as the search goes and given back at the end,
-    which made it three times slower on 4 x 5 and ran the move 0.1 s past its time."""
+    """The most the exact solver's table may grow to in a search of ``seconds``: 2^bits
+    entries of 24 bytes, from 2^18 (6 MiB) to 2^24 (384 MiB), about one for every two
+    positions it can search (some two million a second). A table larger than the search
+    can use costs its pages' faults and their release within the move (with a fixed 2^25
+    table the solver was three times slower on 4 x 5 and ran the move 0.1 s past its time)."""
     return int(min(max(math.log2(max(2e6 * seconds, 1.0)), 18), 24))
 
 

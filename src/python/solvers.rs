@@ -37,7 +37,8 @@ pub(super) type PositionSolution = (usize, u32, Vec<usize>, u64, f64, Vec<MoveRe
 /// Solves a two-player game exactly from its current position (GIL released, Ctrl-C stops
 /// it); with `moves`, also every legal move's exact result. None if something is not proven
 /// within `max_depth` plies. `progress(positions)` is called about every `interval` seconds.
-/// `table_bits`: the table's size, `2^bits` entries (10 to 30; None: by the board).
+/// `table_bits`: the most the table grows to, `2^bits` entries (10 to 30; None: by the
+/// board, up to 2^25); it starts at 2^18 and grows as it fills.
 #[pyfunction]
 #[pyo3(signature = (game, max_depth=200, moves=true, progress=None, interval=0.1, table_bits=None))]
 pub(super) fn solve_position(

@@ -66,7 +66,13 @@ pub struct Searcher<'a, B> {
 /// A horizon evaluation: the score of a position for the player to move (below `PROVEN`).
 pub type LeafEval<'a, B> = dyn Fn(&Position<B>) -> i32 + Sync + 'a;
 
+/// Tables asked for larger than `2^GROW_FROM` entries (6 MiB) start at that size and grow
+/// as they fill (`Table::growing`).
+const GROW_FROM: u32 = 18;
+
 impl<'a, B: Bits> Searcher<'a, B> {
+    /// A searcher with a table of up to `2^tt_bits` entries (grown to as it fills, from
+    /// `2^GROW_FROM`).
     pub fn new(
         geo: &'a Geometry<B>,
         cfg: &'a Config,
@@ -79,7 +85,11 @@ impl<'a, B: Bits> Searcher<'a, B> {
             geo,
             cfg,
             use_eval,
-            tt: Table::new(tt_bits)?,
+            tt: if tt_bits > GROW_FROM {
+                Table::growing(GROW_FROM, tt_bits)?
+            } else {
+                Table::new(tt_bits)?
+            },
             positions: 0,
             deadline,
             control,

@@ -8,8 +8,8 @@ use crate::control::Control;
 use crate::error::Result;
 use crate::rules::Config;
 
-/// The solver's transposition table: up to 2^25 entries (768 MiB), smaller for small boards
-/// (filling a large table costs more than solving a tiny board).
+/// The most the solver's transposition table grows to: 2^25 entries (768 MiB), less for
+/// small boards.
 fn solver_table_bits(cells: usize) -> u32 {
     match cells {
         0..=9 => 18,
@@ -56,9 +56,8 @@ pub type PositionSolution = (Solution, Vec<MoveResult>, u64);
 
 /// Solves `pos` exactly and, with `moves`, every legal move after it, with one table shared by
 /// all of them. None if something is not proven within `max_depth` plies.
-/// `table_bits`: the table's size (`2^bits` entries of 24 bytes; None: by the board, up to
-/// 2^25). A short search does better with a small one: a big table's pages are touched (and
-/// zeroed) as the search runs, and given back when it ends.
+/// `table_bits`: the most the table grows to (`2^bits` entries of 24 bytes; None: by the
+/// board, up to 2^25); it starts at 2^18 and grows as it fills (`Table::growing`).
 pub fn solve_position<B: Bits>(
     geo: &Geometry<B>,
     cfg: &Config,
@@ -97,7 +96,7 @@ impl<'a, B: Bits> Solver<'a, B> {
         Self::with_table_bits(geo, cfg, solver_table_bits(geo.cells), control)
     }
 
-    /// A solver whose table has `2^bits` entries (clamped to 10 to 30).
+    /// A solver whose table grows to `2^bits` entries at most (clamped to 10 to 30).
     pub fn with_table_bits(
         geo: &'a Geometry<B>,
         cfg: &'a Config,

@@ -13,11 +13,18 @@ pub(super) struct Entry {
     pub(super) best: u16,
 }
 
-/// A fixed-size transposition table (`2^bits` entries, indexed by the hash's low bits). A new
-/// entry replaces the old one unless that one is the same position searched deeper.
+/// A transposition table (`2^bits` entries, indexed by the hash's low bits). A new entry
+/// replaces the old one unless that one is the same position searched deeper. A table made
+/// with `growing` starts small and grows fourfold, up to its limit, each time it has taken
+/// twice as many stores as it has entries (see `growing`).
 pub(super) struct Table {
     entries: Vec<Entry>,
     mask: u64,
+    bits: u32,
+    /// The most bits it grows to (its own bits for a fixed table).
+    max_bits: u32,
+    /// Stores since it was made or last grew.
+    stores: u64,
 }
 
 impl Table {
@@ -44,7 +51,42 @@ impl Table {
         Ok(Table {
             entries,
             mask: (len - 1) as u64,
+            bits,
+            max_bits: bits,
+            stores: 0,
         })
+    }
+
+    /// A table of `2^start` entries that grows, fourfold at a time, up to `2^max` (the exact
+    /// solver's: a large table costs its pages' faults as the search first touches them, and
+    /// their release at the end, three times the search's own time on a board solved in a
+    /// second; a long search still gets the whole table). When the memory for a larger table
+    /// cannot be had, it stays as it is.
+    pub(super) fn growing(start: u32, max: u32) -> crate::error::Result<Self> {
+        let mut t = Table::new(start.min(max))?;
+        t.max_bits = max;
+        Ok(t)
+    }
+
+    /// The entries it holds now (`2^bits`).
+    #[cfg(test)]
+    pub(super) fn capacity(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Moves every entry into a table four times larger (none is lost: an entry's slot in the
+    /// larger table is its old slot plus the hash's next bits, so no two collide).
+    fn grow(&mut self) {
+        let bits = (self.bits + 2).min(self.max_bits);
+        let Ok(mut larger) = Table::new(bits) else {
+            self.max_bits = self.bits; // no memory for more: keep this one
+            return;
+        };
+        for e in self.entries.iter().filter(|e| e.depth > 0) {
+            larger.entries[(e.key & larger.mask) as usize] = *e;
+        }
+        larger.max_bits = self.max_bits;
+        *self = larger;
     }
 
     pub(super) fn get(&self, key: u64) -> Option<Entry> {
@@ -56,6 +98,12 @@ impl Table {
         let slot = &mut self.entries[(e.key & self.mask) as usize];
         if slot.key != e.key || slot.depth <= e.depth {
             *slot = e;
+        }
+        if self.bits < self.max_bits {
+            self.stores += 1;
+            if self.stores > (self.entries.len() as u64) << 1 {
+                self.grow();
+            }
         }
     }
 }
@@ -112,6 +160,43 @@ mod tests {
             (3, -7, Bound::Lower, 5)
         );
         assert!(t.get(e.key ^ 1 << 40).is_none());
+    }
+
+    #[test]
+    fn a_growing_table_keeps_every_entry_as_it_grows() {
+        let mut t = Table::growing(4, 10).unwrap();
+        assert_eq!(t.capacity(), 16);
+        let key = |i: u64| crate::rng::mix(i + 1);
+        let entry = |i: u64| Entry {
+            key: key(i),
+            depth: 1 + (i % 7) as i32,
+            score: i as i32,
+            bound: Bound::Exact,
+            best: (i % 50) as u16,
+        };
+        // Each store lands in a slot of its own until the table is full, so what it holds
+        // before growing must all be there after.
+        let mut held: Vec<u64> = Vec::new();
+        for i in 0..5000u64 {
+            let mask = t.mask; // the slot is taken before the table grows
+            t.insert(entry(i));
+            held.retain(|&j| j == i || key(j) & mask != key(i) & mask);
+            held.push(i);
+            for &j in held.iter().rev().take(8) {
+                let got = t.get(key(j)).unwrap();
+                assert_eq!((got.score, got.best), (j as i32, (j % 50) as u16));
+            }
+        }
+        assert_eq!(t.capacity(), 1 << 10);
+        assert!(held.iter().all(|&j| t.get(key(j)).is_some()));
+    }
+
+    #[test]
+    fn a_growing_table_stays_put_without_memory() {
+        let mut t = Table::growing(4, 62).unwrap();
+        t.bits = 60; // as if it had grown this far: 2^62 entries cannot be had
+        t.grow();
+        assert_eq!((t.capacity(), t.max_bits), (16, 60));
     }
 
     #[test]
