@@ -16,7 +16,7 @@ pub(super) struct Entry {
 /// A transposition table (`2^bits` entries, indexed by the hash's low bits). A new entry
 /// replaces the old one unless that one is the same position searched deeper. A table made
 /// with `growing` starts small and grows fourfold, up to its limit, each time it has taken
-/// twice as many stores as it has entries (see `growing`).
+/// half as many stores as it has entries (see `growing`).
 pub(super) struct Table {
     entries: Vec<Entry>,
     mask: u64,
@@ -101,7 +101,7 @@ impl Table {
         }
         if self.bits < self.max_bits {
             self.stores += 1;
-            if self.stores > (self.entries.len() as u64) << 1 {
+            if self.stores > (self.entries.len() as u64) >> 1 {
                 self.grow();
             }
         }
