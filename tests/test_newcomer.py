@@ -292,3 +292,26 @@ def test_simulation_result_repr_is_a_short_summary() -> None:
     for part in ("1,000 games", "5x5", "colorwars", "random", "plies", " s"):
         assert part in text, part
     assert "array(" not in text
+
+
+def test_a_player_given_no_game_says_so_with_an_error_of_ours() -> None:
+    # It was a bare TypeError; it still is one too, for code that caught that.
+    for player in (colorwars.ai.Perfect(time=0.1), colorwars.ai.Greedy(0)):
+        for thing in (None, "3x3", object()):
+            with pytest.raises(colorwars.NotAGameError, match="not "):
+                player.choose(thing)  # type: ignore[arg-type]
+    assert issubclass(colorwars.NotAGameError, TypeError)
+    assert issubclass(colorwars.NotAGameError, colorwars.ConfigError)
+
+
+def test_perfect_refuses_a_player_class_as_its_fallback() -> None:
+    # The class has a `choose`, so it passed, and failed on the first move it fell back on.
+    with pytest.raises(colorwars.InvalidPlayerError, match="fallback"):
+        colorwars.ai.Perfect(fallback=colorwars.ai.Greedy)
+
+
+def test_prove_checks_its_progress_and_checkpoint_before_any_work() -> None:
+    with pytest.raises(colorwars.ConfigError, match="invalid progress 5"):
+        colorwars.prove(3, 3, progress=5)  # type: ignore[arg-type]
+    with pytest.raises(colorwars.FileError, match="invalid checkpoint 123"):
+        colorwars.prove(3, 3, checkpoint=123)  # type: ignore[arg-type]

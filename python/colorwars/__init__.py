@@ -33,6 +33,7 @@ from colorwars.errors import (
     InvalidRulesError,
     InvalidSizeError,
     MissingExtraError,
+    NotAGameError,
     SearchLimitError,
     ShardError,
 )
@@ -71,6 +72,7 @@ __all__ = [
     "Length",
     "MissingExtraError",
     "Move",
+    "NotAGameError",
     "Proof",
     "Rules",
     "SearchLimitError",

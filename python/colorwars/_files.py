@@ -32,7 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Literal, overload
 
-from colorwars.errors import FileError
+from colorwars.errors import FileError, show
 
 try:
     import fcntl
@@ -62,6 +62,8 @@ def _reason(e: OSError) -> str:
 def check_output(path: str | os.PathLike[str], what: str) -> Path:
     """``path`` as a ``Path`` once its folder is known to exist and be writable (checked before
     any work, so a long run never ends in a file it cannot write); else a ``FileError``."""
+    if not isinstance(path, str | os.PathLike) or not str(path):
+        raise FileError(f"invalid {what} {show(path)}: expected a file's path (a str or Path)")
     target = Path(os.fspath(path))
     folder = target.parent if str(target.parent) else Path(".")
     if target.is_dir():

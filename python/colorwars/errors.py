@@ -33,6 +33,7 @@ __all__ = [
     "InvalidRulesError",
     "InvalidSizeError",
     "MissingExtraError",
+    "NotAGameError",
     "SearchLimitError",
     "ShardError",
 ]
@@ -141,6 +142,11 @@ def missing_extra(extra: str, needs: str, module: str | None = None) -> MissingE
 
 class ShardError(ColorwarsError):
     """A shard of a distributed simulation that still failed after Ray's retries."""
+
+
+class NotAGameError(ConfigError, TypeError):
+    """Something other than a game where a game is needed: a player's ``choose`` or
+    ``search``, ``solve(game)``, ``prove(game)``. Also a ``TypeError``."""
 
 
 class InvalidIndexError(ColorwarsError, IndexError):

@@ -328,7 +328,9 @@ class Perfect:
             self.fallback: Any = None
         else:
             self.fallback = parse_player(fallback) if isinstance(fallback, str) else fallback
-            if not callable(getattr(self.fallback, "choose", None)):
+            if isinstance(self.fallback, type) or not callable(
+                getattr(self.fallback, "choose", None)
+            ):
                 check.fail(InvalidPlayerError, "fallback", fallback, "expected a player")
         self._tables: dict[str, Any] = {}
         self._lock = threading.Lock()

@@ -29,7 +29,7 @@ import numpy as np
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars._deprecation import renamed
-from colorwars.errors import GameOverError, InvalidPlayerError
+from colorwars.errors import GameOverError, InvalidPlayerError, NotAGameError
 from colorwars.probe import before_search
 
 __all__ = [
@@ -103,7 +103,7 @@ class Player(Protocol):
 
 def native_game(game: object) -> _core.NativeGame:
     """The native game behind ``colorwars.Game``, or a native copy of a reference game;
-    ``TypeError`` for anything else."""
+    ``NotAGameError`` (a ``ConfigError`` and a ``TypeError``) for anything else."""
     native = getattr(game, "_native", None)
     if isinstance(native, _core.NativeGame):
         return native
@@ -111,7 +111,7 @@ def native_game(game: object) -> _core.NativeGame:
 
     if isinstance(game, ReferenceGame):
         return _core.NativeGame.from_text(game.to_text())
-    raise TypeError(
+    raise NotAGameError(
         f"a player chooses a move in a colorwars.Game or colorwars.reference.Game, not "
         f"{type(game).__name__}"
     )

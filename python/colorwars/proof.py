@@ -337,6 +337,10 @@ def prove(
     )
     split = check.flag(split, "split")
     verify = check.flag(verify, "verify")
+    if progress is not None and not callable(progress):
+        check.fail(
+            ConfigError, "progress", progress, "expected a function(message, positions) or None"
+        )
     backend = check.choice(backend, "backend", ("local", "ray"))
     every = None if save_every is None else check.number(save_every, "save_every", 0.1, 1e9)
     n = 1 if threads is None else check.whole(threads, "threads", 0, MAX_THREADS)
