@@ -304,6 +304,17 @@ def test_a_player_given_no_game_says_so_with_an_error_of_ours() -> None:
     assert issubclass(colorwars.NotAGameError, colorwars.ConfigError)
 
 
+@pytest.mark.parametrize("call", ["solve", "prove", "exact_length"])
+def test_the_solvers_given_no_game_name_themselves_and_what_they_take(call: str) -> None:
+    search = getattr(colorwars, call)
+    for thing in (None, object(), [3, 3]):
+        with pytest.raises(colorwars.NotAGameError, match=rf"^{call}\(.*board size such as"):
+            search(thing)
+    three = colorwars.Game(3, 3, players=3)
+    with pytest.raises(colorwars.InvalidPlayerError, match=f"{call} searches two-player games"):
+        search(three)
+
+
 def test_perfect_refuses_a_player_class_as_its_fallback() -> None:
     # The class has a `choose`, so it passed, and failed on the first move it fell back on.
     with pytest.raises(colorwars.InvalidPlayerError, match="fallback"):

@@ -191,6 +191,19 @@ def board(target: object, height: object, call: str) -> tuple[int, int] | None:
     return None
 
 
+def two_player_game(target: object, call: str) -> _core.NativeGame:
+    """The native game ``call(game)`` searches: ``NotAGameError`` for what is no game,
+    ``InvalidPlayerError`` for a game of more than two players (the solvers' games)."""
+    from colorwars.players import native_game
+
+    game = native_game(target, call)
+    if game.players != 2:
+        raise InvalidPlayerError(
+            f"invalid game: {call} searches two-player games, this one has {game.players}"
+        )
+    return game
+
+
 def player_count(value: object, cells: int) -> int:
     """The number of players: 2 to 8, and never more than the board's cells (RULES.md §2)."""
     n = whole(value, "number of players", MIN_PLAYERS, MAX_PLAYERS, InvalidPlayersError)

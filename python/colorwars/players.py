@@ -29,7 +29,7 @@ import numpy as np
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars._deprecation import renamed
-from colorwars.errors import GameOverError, InvalidPlayerError, NotAGameError
+from colorwars.errors import GameOverError, InvalidPlayerError, NotAGameError, show
 from colorwars.probe import before_search
 
 __all__ = [
@@ -101,9 +101,10 @@ class Player(Protocol):
     def choose(self, game: Any) -> int: ...
 
 
-def native_game(game: object) -> _core.NativeGame:
+def native_game(game: object, call: str | None = None) -> _core.NativeGame:
     """The native game behind ``colorwars.Game``, or a native copy of a reference game;
-    ``NotAGameError`` (a ``ConfigError`` and a ``TypeError``) for anything else."""
+    ``NotAGameError`` (a ``ConfigError`` and a ``TypeError``) for anything else, naming
+    ``call`` (a function that also takes a board size, such as ``solve``) when given."""
     native = getattr(game, "_native", None)
     if isinstance(native, _core.NativeGame):
         return native
@@ -111,6 +112,11 @@ def native_game(game: object) -> _core.NativeGame:
 
     if isinstance(game, ReferenceGame):
         return _core.NativeGame.from_text(game.to_text())
+    if call is not None:
+        raise NotAGameError(
+            f"{call}({show(game)}): expected a colorwars.Game or colorwars.reference.Game, "
+            f"width and height such as {call}(5, 5), or a board size such as {call}('5x5')"
+        )
     raise NotAGameError(
         f"a player chooses a move in a colorwars.Game or colorwars.reference.Game, not "
         f"{type(game).__name__}"

@@ -28,10 +28,8 @@ from colorwars._files import atomic_write, check_output, read_sealed, seal
 from colorwars.errors import (
     ConfigError,
     FileError,
-    InvalidPlayerError,
     InvalidProofError,
     ShardError,
-    show,
 )
 from colorwars.rules import Rules, RulesLike, resolve
 
@@ -165,23 +163,10 @@ def _parse_memory(value: object) -> int:
 def _start(target: Any, height: int | None, rules: RulesLike, call: str = "prove") -> Any:
     """The native game to prove: a game's position, or a board's empty start (``call`` names
     the function in errors)."""
-    from colorwars.players import native_game
-
     sides = check.board(target, height, call)
     if sides is not None:
         return _core.NativeGame(check.config(*sides, 2, resolve(rules)))
-    try:
-        game = native_game(target)
-    except TypeError:
-        raise ConfigError(
-            f"{call}({show(target)}): expected a colorwars.Game or colorwars.reference.Game, "
-            f"width and height such as {call}(5, 5), or a board size such as {call}('5x5')"
-        ) from None
-    if game.players != 2:
-        raise InvalidPlayerError(
-            f"invalid game: the solver plays two-player games, this one has {game.players}"
-        )
-    return game
+    return check.two_player_game(target, call)
 
 
 @dataclass

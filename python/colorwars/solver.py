@@ -12,7 +12,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars._files import atomic_write, read_sealed, seal
-from colorwars.errors import ConfigError, FileError, InvalidPlayerError, SearchLimitError, show
+from colorwars.errors import ConfigError, FileError, SearchLimitError
 from colorwars.rules import Rules, RulesLike, resolve
 
 __all__ = ["SearchLimitError", "Solution", "cache_path", "solve"]
@@ -99,20 +99,8 @@ def _version() -> str:
 def _solve_position(
     game: object, max_depth: int, progress: Callable[[int], object] | None
 ) -> Solution:
-    from colorwars.players import native_game
-
-    try:
-        native = native_game(game)
-    except TypeError:
-        raise ConfigError(
-            f"solve({show(game)}): expected a colorwars.Game or colorwars.reference.Game, "
-            "width and height such as solve(5, 5), or a board size such as solve('5x5')"
-        ) from None
+    native = check.two_player_game(game, "solve")
     text = native.to_text()
-    if native.players != 2:
-        raise InvalidPlayerError(
-            f"invalid game: the solver plays two-player games, this one has {native.players}"
-        )
     found = _core.solve_position(native, max_depth, progress=progress)
     if found is None:
         raise SearchLimitError(
