@@ -136,6 +136,76 @@ def test_solve_command(
     assert (tmp_path / "solutions.cache").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        # An option the method named does not take was quietly ignored: `--method alphabeta
+        # --time 1` ran proof-number search, `--threads -1` with alpha-beta was never read.
+        (["--method", "alphabeta", "--time", "1"], "--time is for --method pn or --method length"),
+        (["--method", "alphabeta", "--threads", "2"], "--threads is for --method pn, not alpha"),
+        (["--method", "length", "--threads", "0"], "--threads is for --method pn, not length"),
+        (["--method", "pn", "--max-depth", "30"], "--max-depth is for --method alphabeta"),
+        (["--time", "5", "--max-depth", "30"], "--max-depth is for --method alphabeta, not proof"),
+        (["--method", "length", "--no-split"], "--no-split is for --method pn"),
+        (["--method", "length", "--backend", "ray"], "--backend ray is for --method pn"),
+        (["--method", "alphabeta", "--checkpoint", "x.bin"], "--checkpoint is for --method pn"),
+        (["--address", "127.0.0.1:1"], "--address needs --backend ray"),
+        (["--method", "pn", "--save-every", "5"], "--save-every needs --checkpoint"),
+        (["--threads", "-1"], "invalid threads -1"),  # pn's options imply pn, which checks it
+    ],
+)
+def test_solve_refuses_options_its_method_does_not_take(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["solve", "3x3", "--no-progress", *args]) == 1
+    err = capsys.readouterr().err
+    assert message in err
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ([], "3x3 colorwars: player b wins in 10 plies"),  # alpha-beta
+        (["--max-depth", "12"], "player b wins in 10 plies"),
+        (["--time", "30"], "after each first move, the winner"),  # proof-number search
+        (["--threads", "1"], "after each first move, the winner"),
+        (["--start", "6"], "player b wins in exactly 10 plies"),  # the exact length
+        (["--method", "PN"], "after each first move, the winner"),  # methods ignore case
+        (["--method", " Length "], "player b wins in exactly 10 plies"),
+    ],
+)
+def test_solve_runs_the_method_its_options_are_for(
+    args: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["solve", "3x3", "--no-cache", "--no-progress", *args]) == 0
+    assert said in capsys.readouterr().out
+
+
+def test_a_cached_solve_keeps_to_its_max_depth(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cache answered whatever --max-depth said; a search within 5 plies finds nothing.
+    monkeypatch.setenv("COLORWARS_CACHE_DIR", str(tmp_path))
+    assert main(["solve", "3x3"]) == 0
+    assert "in 10 plies" in capsys.readouterr().out
+    assert main(["solve", "3x3", "--max-depth", "5"]) == 1
+    assert "no result proven within 5 plies" in capsys.readouterr().err
+    assert main(["solve", "3x3", "--max-depth", "10"]) == 0
+    assert "in 10 plies" in capsys.readouterr().out
+
+
+def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["solve", "3x3", "--method", "magic"], ["simulate", "--games", "x"], ["solv"]):
+        with pytest.raises(SystemExit) as usage:
+            main(argv)
+        assert usage.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+        assert "error:" in err
+        assert "--help" in err
+
+
 def test_tournament_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(["tournament", "--entrants", "random,greedy", "--games", "20", "--size", "4x4"]) == 0

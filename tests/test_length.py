@@ -152,7 +152,10 @@ def test_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     # bad one is one line.
     assert main(["solve", "3x4", "--method", "length", "--start", "14", "--no-progress"]) == 0
     assert "player b wins in exactly 14 plies" in capsys.readouterr().out
-    for wrong in (["3x3", "--start", "10"], ["3x3", "--method", "pn", "--start", "10"]):
+    for wrong in (
+        ["3x3", "--method", "alphabeta", "--start", "10"],
+        ["3x3", "--method", "pn", "--start", "10"],
+    ):
         assert main(["solve", *wrong, "--no-progress"]) == 1
         err = capsys.readouterr().err
         assert "--start is for --method length" in err

@@ -315,6 +315,21 @@ def test_the_solvers_given_no_game_name_themselves_and_what_they_take(call: str)
         search(three)
 
 
+@pytest.mark.parametrize("call", ["solve", "prove", "exact_length"])
+def test_the_solvers_given_a_game_play_its_rules_and_refuse_others(call: str) -> None:
+    # rules= given with a game was quietly ignored: the game's own rules were searched.
+    search = getattr(colorwars, call)
+    game = colorwars.Game(3, 3, rules="classic")
+    game.play("b2")
+    assert search(game).winner == search(game, rules=" Classic").winner == 0
+    with pytest.raises(colorwars.ConfigError, match=r"plays its own rules \(classic\)"):
+        search(game, rules="colorwars")
+    with pytest.raises(colorwars.InvalidRulesError):
+        search(game, rules="chess")
+    # Without a game, the default is colorwars as ever.
+    assert str(inspect.signature(search).parameters["rules"].default) == "colorwars"
+
+
 def test_perfect_refuses_a_player_class_as_its_fallback() -> None:
     # The class has a `choose`, so it passed, and failed on the first move it fell back on.
     with pytest.raises(colorwars.InvalidPlayerError, match="fallback"):

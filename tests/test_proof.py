@@ -371,7 +371,7 @@ def test_the_cli_proves_one_group_after_its_first_moves(
     assert "z9" in err
     assert len(err.strip().splitlines()) == 1
     assert main(["solve", "4x4", "--after", "b2", "--method", "length"]) == 1
-    assert "--after is for proof-number search" in capsys.readouterr().err
+    assert "--after is for --method pn, not length" in capsys.readouterr().err
 
 
 def test_the_cli_says_when_nothing_was_proven(capsys: pytest.CaptureFixture[str]) -> None:

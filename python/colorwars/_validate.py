@@ -41,7 +41,7 @@ from colorwars.errors import (
     InvalidSizeError,
     show,
 )
-from colorwars.rules import GameConfig, RulesLike, resolve
+from colorwars.rules import DEFAULT_RULES, GameConfig, Rules, RulesLike, resolve
 
 # Every limit is the core's (src/limits.rs), read from one table; only the seed's range is a
 # property of its type (a 64-bit generator seed).
@@ -191,9 +191,13 @@ def board(target: object, height: object, call: str) -> tuple[int, int] | None:
     return None
 
 
-def two_player_game(target: object, call: str) -> _core.NativeGame:
+def two_player_game(
+    target: object, call: str, rules: RulesLike = DEFAULT_RULES
+) -> _core.NativeGame:
     """The native game ``call(game)`` searches: ``NotAGameError`` for what is no game,
-    ``InvalidPlayerError`` for a game of more than two players (the solvers' games)."""
+    ``InvalidPlayerError`` for a game of more than two players (the solvers' games). The game
+    plays its own rules: ``rules`` given with it must be those (a ``ConfigError`` otherwise,
+    rather than rules quietly ignored)."""
     from colorwars.players import native_game
 
     game = native_game(target, call)
@@ -201,6 +205,14 @@ def two_player_game(target: object, call: str) -> _core.NativeGame:
         raise InvalidPlayerError(
             f"invalid game: {call} searches two-player games, this one has {game.players}"
         )
+    if rules is not DEFAULT_RULES:
+        asked = resolve(rules)
+        if (asked.opening, asked.burst) != (game.opening, game.burst):
+            own = Rules(game.opening, game.burst).name
+            raise ConfigError(
+                f"{call}(game, rules={show(rules)}): the game plays its own rules ({own}); "
+                f"leave rules out, or give a board size with the rules wanted"
+            )
     return game
 
 

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from rich.console import Console
@@ -297,18 +297,61 @@ def _show_progress(args: argparse.Namespace, console: Console) -> bool:
     return console.is_terminal and not getattr(args, "no_progress", False)
 
 
+# Which of ``colorwars solve``'s methods each option is for, and whether it was given (the
+# options' defaults are None so that a given one can be told from one left out).
+_SOLVE_OPTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("--max-depth", "max_depth", ("alphabeta",)),
+    ("--time", "time", ("pn", "length")),
+    ("--memory", "memory", ("pn", "length")),
+    ("--start", "start", ("length",)),
+    ("--checkpoint", "checkpoint", ("pn",)),
+    ("--after", "after", ("pn",)),
+    ("--save-every", "save_every", ("pn",)),
+    ("--no-split", "no_split", ("pn",)),
+    ("--threads", "threads", ("pn",)),
+    ("--backend ray", "backend", ("pn",)),
+    ("--address", "address", ("pn",)),
+)
+_METHOD_NAMES = {"alphabeta": "alpha-beta", "pn": "proof-number search", "length": "length"}
+
+
+def _given(value: object) -> bool:
+    """An option given: not its default (None, a flag left off, the local backend)."""
+    return value is not None and value is not False and value != "local"
+
+
+def _solve_method(args: argparse.Namespace) -> str:
+    """The method ``colorwars solve`` runs: the one named, or the one the options given are
+    for (alpha-beta when none is); an option given that the method does not take is a
+    ``ConfigError`` saying which methods take it, rather than an option quietly ignored."""
+    given = [
+        (flag, methods) for flag, attr, methods in _SOLVE_OPTIONS if _given(getattr(args, attr))
+    ]
+    method: str | None = args.method
+    if method is None:
+        wanted = [methods for _, methods in given if methods != ("alphabeta",)]
+        method = "alphabeta" if not wanted else "length" if ("length",) in wanted else "pn"
+    for flag, methods in given:
+        if method not in methods:
+            takes = " or ".join(f"--method {m}" for m in methods)
+            raise ConfigError(
+                f"{flag} is for {takes}, not {_METHOD_NAMES[method]} (--method {method})"
+            )
+    if args.address is not None and args.backend != "ray":
+        raise ConfigError("--address needs --backend ray")
+    if args.save_every is not None and args.checkpoint is None:
+        raise ConfigError("--save-every needs --checkpoint (the file it saves)")
+    return method
+
+
 def cmd_solve(args: argparse.Namespace, console: Console) -> int:
     from colorwars import solver
 
     width, height = args.size
-    long_run = (args.time, args.memory, args.checkpoint, args.after) != (None,) * 4
-    if args.method == "length":
-        if args.after is not None:
-            raise ConfigError("--after is for proof-number search (--method pn)")
+    method = _solve_method(args)
+    if method == "length":
         return _length(args, console)
-    if args.start is not None:
-        raise ConfigError("--start is for --method length (the first bound of its search)")
-    if args.method == "pn" or long_run or args.backend != "local":
+    if method == "pn":
         return _prove(args, console)
     status = console.status("solving ...") if _show_progress(args, console) else None
     with status or contextlib.nullcontext():
@@ -322,8 +365,8 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
                 status.update(Text(f"{what}: {positions:,} positions, {secs:,.0f} s", style="dim"))
 
         solution = solver.solve(
-            width, height, rules=args.rules, max_depth=args.max_depth,
-            cache=not args.no_cache, progress=progress,
+            width, height, rules=args.rules, cache=not args.no_cache, progress=progress,
+            max_depth=200 if args.max_depth is None else args.max_depth,
         )  # fmt: skip
     console.print(Text(str(solution)), soft_wrap=True)
     if not args.no_cache:
@@ -367,8 +410,8 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
             backend=args.backend,
             address=args.address,
             progress=progress,
-            threads=args.threads,
-            save_every=args.save_every or None,
+            threads=0 if args.threads is None else args.threads,
+            save_every=600.0 if args.save_every is None else args.save_every or None,
         )
     said = str(proof)
     if args.after is not None:  # "6x6 colorwars after c3: player b wins ..."
@@ -385,10 +428,6 @@ def _length(args: argparse.Namespace, console: Console) -> int:
     search, one line of result; exit status 3 if it was not found in time."""
     from colorwars.length import exact_length
 
-    if args.checkpoint is not None or args.backend != "local" or args.no_split:
-        raise ConfigError(
-            "--method length takes --time and --memory only (no checkpoint, backend or split)"
-        )
     width, height = args.size
     start = time.perf_counter()
     status = console.status("searching ...") if _show_progress(args, console) else None
@@ -417,7 +456,9 @@ def _length(args: argparse.Namespace, console: Console) -> int:
 
 def _backend_flags(parser: argparse.ArgumentParser, what: str) -> None:
     """``--backend local|ray`` and ``--address`` (the Ray cluster), as every command has them."""
-    parser.add_argument("--backend", choices=("local", "ray"), default="local", help=what)
+    parser.add_argument(
+        "--backend", type=_word, choices=("local", "ray"), default="local", help=what
+    )
     parser.add_argument("--address", help="with --backend ray: the cluster (default: start one)")
 
 
@@ -733,8 +774,21 @@ class _Renamed(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def _word(text: str) -> str:
+    """A choice as given, its case and surrounding spaces aside (``--method PN``)."""
+    return text.strip().lower()
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, its usage errors said in one line (the usage block is one ``--help`` away),
+    as every other error of the command line is."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="colorwars",
         description="The fast, exact engine for Color Wars / Chain Reaction.",
     )
@@ -750,6 +804,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", help="a game record, e.g. seeds/games/05-colorwars-5x5-2p.cwr")
     replay.add_argument(
         "--engine",
+        type=_word,
         choices=("native", "reference"),
         default="native",
         help="which engine replays it (default: native)",
@@ -800,22 +855,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="solve a board exactly (two players, from the empty board)",
         description="By default (alpha-beta) the winner with perfect play, the game's length "
         "(the winner as fast as it can, the loser holding out) and a principal variation; "
-        "results are cached. With --method pn or any long-run option, proof-number search "
-        "proves the winner after each group of symmetric first moves (not the length), "
-        "with progress on the terminal; exit status 3 if nothing was proven in time.",
+        "results are cached. With --method pn, proof-number search proves the winner after "
+        "each group of symmetric first moves (not the length), with progress on the terminal; "
+        "with --method length, depth-bounded proof-number search proves the exact length. "
+        "Without --method, the method is the one the options given are for (--time, "
+        "--checkpoint and the like: pn; --start: length); an option the method does not take "
+        "is an error. Exit status 3 if nothing was proven in time.",
     )
     solve.add_argument("size", type=_size, help="WIDTHxHEIGHT, e.g. 3x3")
     solve.add_argument(
         "--rules", default="colorwars", help="colorwars (the default), classic or OPENING+BURST"
     )
-    solve.add_argument("--max-depth", type=int, default=200, help="give up beyond (200 plies)")
+    solve.add_argument(
+        "--max-depth", type=int, help="alphabeta: give up beyond this many plies (200)"
+    )
     solve.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
     solve.add_argument(
         "--method",
+        type=_word,
         choices=("alphabeta", "pn", "length"),
-        default="alphabeta",
         help="alphabeta (exact length), pn (proof-number search: the winner) or length "
-        "(depth-bounded proof-number search: the exact length, proven from both sides)",
+        "(depth-bounded proof-number search: the exact length, proven from both sides); by "
+        "default the one the options given are for, alphabeta if none",
     )
     solve.add_argument("--time", type=float, help="pn, length: stop after this many seconds")
     solve.add_argument(
@@ -833,7 +894,6 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument(
         "--save-every",
         type=float,
-        default=600.0,
         metavar="SECONDS",
         help="pn --no-split: save the checkpoint this often while the position is proven; 0: "
         "only at the end (600)",
@@ -845,7 +905,6 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument(
         "--threads",
         type=int,
-        default=0,
         help="pn: searchers sharing the table; 0 for one per core here, 1 per Ray task (0)",
     )
     solve.add_argument(
@@ -858,7 +917,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--no-progress", action="store_true", help="no progress line")
     solve.set_defaults(run=cmd_solve)
 
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("--size", type=_size, default=(5, 5), help="WIDTHxHEIGHT (5x5)")
     common.add_argument("--rules", default="colorwars", help="colorwars, classic or OPENING+BURST")
     common.add_argument("--seed", type=int, default=0, help="the run's seed (0)")
@@ -937,7 +996,7 @@ def build_parser() -> argparse.ArgumentParser:
         "folder resumes the run; --minutes and --iterations may be raised to go on.",
     )
     train.add_argument("folder", metavar="FOLDER", help="the run folder (made if missing)")
-    train.add_argument("--rules", default=None, choices=("colorwars", "classic"))
+    train.add_argument("--rules", default=None, type=_word, choices=("colorwars", "classic"))
     train.add_argument(
         "--board", action="append", type=_board_weight, metavar="WxH[:WEIGHT]",
         help="a board to train on, drawn by weight (repeat; the first is the one measured; "

@@ -23,7 +23,7 @@ from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars.errors import ConfigError
 from colorwars.proof import _parse_memory, _start, default_memory
-from colorwars.rules import Rules, RulesLike
+from colorwars.rules import DEFAULT_RULES, Rules, RulesLike
 
 #: The deepest bound of the search, and of ``start`` (the core's limit, ``src/limits.rs``).
 MAX_LENGTH_BOUND = int(_core.LIMITS["max_length_bound"])
@@ -84,7 +84,7 @@ class Length:
 def exact_length(
     target: Any,
     height: int | None = None,
-    rules: RulesLike = "colorwars",
+    rules: RulesLike = DEFAULT_RULES,
     *,
     time: float | None = None,
     memory: int | str | None = None,

@@ -31,7 +31,7 @@ from colorwars.errors import (
     InvalidProofError,
     ShardError,
 )
-from colorwars.rules import Rules, RulesLike, resolve
+from colorwars.rules import DEFAULT_RULES, Rules, RulesLike, resolve
 
 __all__ = ["DEFAULT_MEMORY", "Proof", "prove", "walk_strategy"]
 
@@ -166,7 +166,7 @@ def _start(target: Any, height: int | None, rules: RulesLike, call: str = "prove
     sides = check.board(target, height, call)
     if sides is not None:
         return _core.NativeGame(check.config(*sides, 2, resolve(rules)))
-    return check.two_player_game(target, call)
+    return check.two_player_game(target, call, rules)
 
 
 @dataclass
@@ -277,7 +277,7 @@ def _prove_group(
 def prove(
     target: Any,
     height: int | None = None,
-    rules: RulesLike = "colorwars",
+    rules: RulesLike = DEFAULT_RULES,
     *,
     time: float | None = None,
     memory: int | str | None = None,
@@ -609,7 +609,7 @@ def _prove_on_ray(
     return total
 
 
-def walk_strategy(target: Any, height: int | None = None, rules: RulesLike = "colorwars") -> int:
+def walk_strategy(target: Any, height: int | None = None, rules: RulesLike = DEFAULT_RULES) -> int:
     """Checks a proof on the reference engine alone: proves the position natively, then plays
     every move of the loser and, at the winner's turns, the move the native proofs give (which
     must be legal on the reference engine) to the end of every game, which the winner must
@@ -623,7 +623,7 @@ def walk_strategy(target: Any, height: int | None = None, rules: RulesLike = "co
     from colorwars.errors import SearchLimitError
     from colorwars.reference import Game as ReferenceGame
 
-    game = _start(target, height, rules)
+    game = _start(target, height, rules, "walk_strategy")
     text = game.to_text()
     table = _core.ProofTable(default_memory(game.width * game.height))
     winner = _core.prove(game, table)[0]

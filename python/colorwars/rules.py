@@ -60,6 +60,17 @@ PRESETS: dict[str, Rules] = {
 RulesLike = str | Rules
 
 
+class _Default(str):
+    """The default rule set's name, told apart from the same name given: a call that takes a
+    size or a game (``solve``, ``prove``) plays a game's own rules when ``rules`` is left out,
+    and refuses other rules given with it."""
+
+    __slots__ = ()
+
+
+DEFAULT_RULES: RulesLike = _Default("colorwars")
+
+
 def resolve(rules: RulesLike) -> Rules:
     """Turns a name or a ``Rules`` into a ``Rules``. Names given as arguments (``rules=``,
     ``--rules``) are read without regard to case or surrounding spaces (``"Classic"``,

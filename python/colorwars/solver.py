@@ -13,7 +13,7 @@ from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars._files import atomic_write, read_sealed, seal
 from colorwars.errors import ConfigError, FileError, SearchLimitError
-from colorwars.rules import Rules, RulesLike, resolve
+from colorwars.rules import DEFAULT_RULES, Rules, RulesLike, resolve
 
 __all__ = ["SearchLimitError", "Solution", "cache_path", "solve"]
 
@@ -97,9 +97,12 @@ def _version() -> str:
 
 
 def _solve_position(
-    game: object, max_depth: int, progress: Callable[[int], object] | None
+    game: object,
+    max_depth: int,
+    progress: Callable[[int], object] | None,
+    rules: RulesLike = DEFAULT_RULES,
 ) -> Solution:
-    native = check.two_player_game(game, "solve")
+    native = check.two_player_game(game, "solve", rules)
     text = native.to_text()
     found = _core.solve_position(native, max_depth, progress=progress)
     if found is None:
@@ -149,7 +152,7 @@ def _checked(entry: object, width: int, height: int, rules: str) -> Solution | N
 def solve(
     width: int | str | Any,
     height: int | None = None,
-    rules: RulesLike = "colorwars",
+    rules: RulesLike = DEFAULT_RULES,
     max_depth: int = 200,
     cache: bool = True,
     progress: Callable[[int], object] | None = None,
@@ -179,23 +182,27 @@ def solve(
         check.fail(ConfigError, "progress", progress, "expected a function(positions) or None")
     sides = check.board(width, height, "solve")
     if sides is None:
-        return _solve_position(width, check.whole(max_depth, "max_depth", 1, MAX_DEPTH), progress)
+        depth = check.whole(max_depth, "max_depth", 1, MAX_DEPTH)
+        return _solve_position(width, depth, progress, rules)
     r = resolve(rules)
     width, height = sides
     max_depth = check.whole(max_depth, "max_depth", 1, MAX_DEPTH, ConfigError)
     cache = check.flag(cache, "cache")
     key = _cache_key(width, height, r.name)
     path = cache_path()
+    beyond = SearchLimitError(
+        f"{width}x{height} {r.name}: no result proven within {max_depth} plies; raise "
+        "max_depth to search deeper"
+    )
     if cache:
         hit = _checked(_load(path).get(key), width, height, r.name)
         if hit is not None:
+            if hit.plies > max_depth:  # as the search would: the cache answers the same
+                raise beyond
             return hit
     found = _core.solve(check.config(width, height, 2, r), max_depth, progress=progress)
     if found is None:
-        raise SearchLimitError(
-            f"{width}x{height} {r.name}: no result proven within {max_depth} plies; raise "
-            "max_depth to search deeper"
-        )
+        raise beyond
     winner, plies, line, positions, seconds = found
     solution = Solution(width, height, r.name, winner, plies, line, positions, seconds)
     if cache:
