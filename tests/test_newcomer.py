@@ -145,7 +145,7 @@ def test_a_time_out_of_range_reads_the_same_below_zero_and_at_zero() -> None:
         with pytest.raises(colorwars.InvalidPlayerError) as e:
             colorwars.ai.Perfect(time=t)
         messages.add(str(e.value).split(": ", 1)[1])
-    assert messages == {"expected seconds above 0 and at most 1e+06, or None"}
+    assert messages == {"expected seconds above 0 and at most 1e+06"}  # Perfect needs a time
 
 
 def _terminal() -> tuple[Console, io.StringIO]:
@@ -341,3 +341,26 @@ def test_prove_checks_its_progress_and_checkpoint_before_any_work() -> None:
         colorwars.prove(3, 3, progress=5)  # type: ignore[arg-type]
     with pytest.raises(colorwars.FileError, match="invalid checkpoint 123"):
         colorwars.prove(3, 3, checkpoint=123)  # type: ignore[arg-type]
+
+
+def test_small_wordings_a_review_found() -> None:
+    # Perfect's time is required: its message no longer offers None.
+    for time in (0, None):
+        with pytest.raises(colorwars.InvalidPlayerError) as refused:
+            colorwars.ai.Perfect(time=time)  # type: ignore[arg-type]
+        assert "or None" not in str(refused.value)
+    # exact_length keeps no checkpoint, so time=0 could only search a little and stop.
+    with pytest.raises(colorwars.ConfigError, match="above 0"):
+        colorwars.exact_length(3, 3, time=0)
+    # A side too long to print read "a 67-bit whole numberx3".
+    with pytest.raises(
+        colorwars.InvalidSizeError, match=r"\(width a 67-bit whole number, height 3\)"
+    ):
+        colorwars.solve(10**20, 3)
+    # Rule names as arguments: spaces around the + too.
+    assert colorwars.Game(3, 3, rules=" None + EMPTY").rules.name == "none+empty"
+
+
+def test_after_with_no_moves_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "3x3", "--after", " ", "--no-progress"]) == 1
+    assert "--after names no move" in capsys.readouterr().err

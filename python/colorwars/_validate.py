@@ -150,9 +150,11 @@ def size(width: object, height: object) -> tuple[int, int]:
         except TypeError:
             n = None
         if isinstance(value, bool | np.bool_) or n is None or not MIN_SIDE <= n <= MAX_SIDE:
+            w, h = show(width), show(height)
+            said = f"{w}x{h}" if " " not in w + h else f"(width {w}, height {h})"
             raise InvalidSizeError(
-                f"invalid board size {show(width)}x{show(height)}: width and height must each "
-                f"be a whole number from {MIN_SIDE} to {MAX_SIDE}"
+                f"invalid board size {said}: width and height must each be a whole number "
+                f"from {MIN_SIDE} to {MAX_SIDE}"
             )
         sides.append(n)
     return sides[0], sides[1]
@@ -304,11 +306,15 @@ def evaluation_weights(value: object) -> tuple[int, ...]:
                  for w in items)  # fmt: skip
 
 
-def time_budget(value: object) -> float | None:
-    """A time budget in seconds, or None."""
+def time_budget(value: object, optional: bool = True) -> float | None:
+    """A time budget in seconds, or None where ``optional`` (the message says which)."""
+    allowed = f"expected seconds above 0 and at most {MAX_SECONDS:g}" + (
+        ", or None" if optional else ""
+    )
     if value is None:
-        return None
-    allowed = f"expected seconds above 0 and at most {MAX_SECONDS:g}, or None"
+        if optional:
+            return None
+        fail(InvalidPlayerError, "time", value, allowed)
     try:
         t = number(value, "time", 0.0, MAX_SECONDS, InvalidPlayerError)
     except InvalidPlayerError:

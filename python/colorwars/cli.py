@@ -394,6 +394,8 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
 
         where: tuple[Any, ...] = (width, height, args.rules)
         moves = [] if args.after is None else args.after.replace(",", " ").split()
+        if args.after is not None and not moves:
+            raise ConfigError("--after names no move: give moves such as c3 or 'c3 b2'")
         if args.after is not None:
             from colorwars.game import Game
 

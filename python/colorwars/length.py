@@ -113,6 +113,8 @@ def exact_length(
     """
     game = _start(target, height, rules, "exact_length")
     seconds = None if time is None else check.number(time, "time", 0.0, 1e9)
+    if seconds == 0.0:  # prove(time=0) reads a checkpoint; this search keeps none
+        check.fail(ConfigError, "time", time, "expected seconds above 0 and at most 1e+09, or None")
     nbytes = (
         _parse_memory(memory) if memory is not None else default_memory(game.width * game.height)
     )

@@ -317,9 +317,8 @@ class Perfect:
         memory: int | str = TABLE_BYTES,
         book: bool = True,
     ) -> None:
-        budget = check.time_budget(time)
-        if budget is None:
-            check.fail(InvalidPlayerError, "perfect time", time, "expected seconds per move")
+        budget = check.time_budget(time, optional=False)
+        assert budget is not None
         self.time: float = budget
         self.seed = check.seed(seed)
         self.memory = _table_bytes(memory)

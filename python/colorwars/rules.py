@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -73,16 +74,19 @@ DEFAULT_RULES: RulesLike = _Default("colorwars")
 
 def resolve(rules: RulesLike) -> Rules:
     """Turns a name or a ``Rules`` into a ``Rules``. Names given as arguments (``rules=``,
-    ``--rules``) are read without regard to case or surrounding spaces (``"Classic"``,
-    ``" DROP3+Empty"``); the position notation keeps the exact names (``Rules.parse``)."""
+    ``--rules``) are read without regard to case or spaces around them and the ``+``
+    (``"Classic"``, ``" DROP3 + Empty"``); the position notation keeps the exact names
+    (``Rules.parse``)."""
     if isinstance(rules, Rules):
         return rules
     try:
         return Rules.parse(rules)
     except InvalidRulesError as exact:
-        if not isinstance(rules, str) or rules.strip().lower() == rules:
+        if not isinstance(rules, str):
             raise
-        folded = rules.strip().lower()
+        folded = re.sub(r"\s*\+\s*", "+", rules.strip().lower())
+        if folded == rules:
+            raise
         try:
             return Rules.parse(folded)
         except InvalidRulesError:
