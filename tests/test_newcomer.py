@@ -364,3 +364,16 @@ def test_small_wordings_a_review_found() -> None:
 def test_after_with_no_moves_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "3x3", "--after", " ", "--no-progress"]) == 1
     assert "--after names no move" in capsys.readouterr().err
+
+
+def test_player_names_refuse_a_setting_given_twice_and_perfect_takes_its_own() -> None:
+    from colorwars.players import parse_player
+
+    for name in ("perfect:time=1:time=2", "mcts:time=1:time=2", "alphabeta:depth=3:depth=4"):
+        with pytest.raises(colorwars.InvalidPlayerError, match="given twice"):
+            parse_player(name)
+    p = parse_player("perfect:time=0.5:memory=64M:book=false")
+    assert isinstance(p, colorwars.ai.Perfect)
+    assert (p.time, p.memory, p.book) == (0.5, 64 << 20, False)
+    with pytest.raises(colorwars.InvalidPlayerError, match="memory"):
+        parse_player("perfect:memory=12X")

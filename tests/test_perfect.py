@@ -317,3 +317,59 @@ def _solved_once() -> tuple[int, int, list[tuple[int, int, int]]]:
 
 
 _FOUR_BY_FOUR_AFTER_B2_C3 = _solved_once()
+
+
+def test_a_short_win_asks_the_exact_solver_for_the_root_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The exact solver solved every legal move to pick the fastest win: here 762,105
+    # positions for a win in 3 plies (and more than 10 s on other 8 x 8 positions); the
+    # root's own exact result names the fastest win (or longest hold) in its line.
+    position = (
+        "8x8 classic 2 1b1b2b1a.1a2a1b/1b3b3b2b3a1a3a./.2b1b3b3b3a2a2b/2b2b3b2b3b2a2a1a/"
+        "2b3b1b2b3b3a2a1b/2b1b2b2b.1b1b2b/2b3b3b3b3b3a.2b/1b.1b2b1b.1b. b ab - 111"
+    )
+    asked: list[object] = []
+    real = _core.solve_position
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(kwargs.get("moves", True))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_core, "solve_position", spy)
+    game = colorwars.Game.from_text(position)
+    decision = Perfect(time=30.0, book=False).search(game)
+    assert (decision.kind, decision.plies) == ("win", 3)
+    assert asked == [False]
+    game.play(decision.cell)  # and it is a win in 3: the opponent loses in 2 more plies
+    after = real(_core.NativeGame.from_text(game.to_text()), 2, moves=False)
+    assert after is not None
+    assert (after[0], after[1]) == (1, 2)
+
+
+def test_a_fallback_of_ones_own_is_stopped_with_the_move() -> None:
+    # A fallback with a budget of its own (AlphaBeta(time=3) under Perfect(time=0.3)) ran
+    # its three seconds; one whose search takes `stop` now gets one set when the move's time
+    # is up. This one would wait a minute for it.
+    import time
+
+    class Patient:
+        name = "patient"
+        told = False
+
+        def search(self, game: Any, stop: Any = None) -> Any:
+            end = time.monotonic() + 60
+            while not stop.is_set() and time.monotonic() < end:
+                time.sleep(0.005)
+            self.told = bool(stop.is_set())
+            return colorwars.ai.Greedy().search(game)
+
+        def choose(self, game: Any) -> int:
+            return int(self.search(game).cell)
+
+    patient = Patient()
+    decision = Perfect(time=0.2, fallback=patient, book=False).search(
+        colorwars.Game(8, 8, rules="classic")
+    )
+    assert decision.kind == "fallback"
+    assert patient.told

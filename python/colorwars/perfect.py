@@ -240,6 +240,17 @@ def _stopped(stop: Any) -> bool:
     return stop is not None and bool(stop.is_set())
 
 
+class _Until:
+    """A ``stop`` set at ``deadline`` or when the caller's ``stop`` is: a fallback of the
+    user's own that takes ``stop`` ends with the move's time, whatever its own budget."""
+
+    def __init__(self, deadline: float, stop: Any) -> None:
+        self.deadline, self.stop = deadline, stop
+
+    def is_set(self) -> bool:
+        return _time.perf_counter() >= self.deadline or _stopped(self.stop)
+
+
 def _exact_table_bits(seconds: float) -> int:
     """The most the exact solver's table may grow to in a search of ``seconds``: 2^bits
     entries of 24 bytes, from 2^18 (6 MiB) to 2^24 (384 MiB), about one for every two
@@ -249,9 +260,11 @@ def _exact_table_bits(seconds: float) -> int:
     return int(min(max(math.log2(max(2e6 * seconds, 1.0)), 18), 24))
 
 
-def _exact(native: Any, deadline: float, stop: Any = None) -> list[tuple[int, int, int]] | None:
-    """Every legal move's exact (cell, winner, plies) from the exact solver if it finishes by
-    ``deadline`` (and before ``stop`` is set), else None."""
+def _exact(native: Any, deadline: float, stop: Any = None) -> tuple[int, int, int] | None:
+    """The position's exact (winner, plies, first move of the line) from the exact solver if
+    it finishes by ``deadline`` (and before ``stop`` is set), else None. The line's first move
+    is the fastest win or the longest hold; the root alone is searched, not every move's own
+    exact result (2.6 times less work over 31 positions of 4 x 4, 4 x 5 and 3 x 4 classic)."""
     if _time.perf_counter() >= deadline or _stopped(stop):
         return None
 
@@ -261,10 +274,14 @@ def _exact(native: Any, deadline: float, stop: Any = None) -> list[tuple[int, in
 
     bits = _exact_table_bits(deadline - _time.perf_counter())
     try:
-        found = _core.solve_position(native, 200, progress=tick, interval=0.01, table_bits=bits)
+        found = _core.solve_position(
+            native, 200, moves=False, progress=tick, interval=0.01, table_bits=bits
+        )
     except _OutOfTimeError:
         return None
-    return None if found is None else found[5]
+    if found is None or not found[2]:
+        return None
+    return found[0], found[1], found[2][0]
 
 
 def _prove(native: Any, table: Any, seconds: float, stop: Any) -> tuple[int | None, list[int], int]:
@@ -306,7 +323,10 @@ class Perfect:
     the lengths; else the fallback's); anything else is the ``fallback`` player's move
     (``"strongest"``: alpha-beta with the learned evaluation and the time left, or MCTS for
     more than two players; or any player or name). ``search`` says which it did. Two players
-    for the proofs; with more, it is its fallback."""
+    for the proofs; with more, it is its fallback. A fallback of your own whose ``search``
+    takes ``stop`` (every player of this package) is stopped when the move's time is up, at
+    the latest (a tenth of ``time`` after the proof search, where that took it all); one
+    that does not take ``stop`` plays by its own budget."""
 
     def __init__(
         self,
@@ -385,15 +405,18 @@ class Perfect:
         return table
 
     def _fallback_move(self, game: Any, native: Any, left: float, stop: Any = None) -> int:
-        """The fallback's move, with ``stop`` passed on to a fallback whose ``search`` takes it
-        (the strongest always does)."""
+        """The fallback's move in ``left`` seconds (a tenth of the move at least): the
+        strongest is made with that time; a fallback of the user's own whose ``search`` takes
+        ``stop`` is stopped then (or when ``stop`` is set)."""
         player = self.fallback
+        seconds = max(left, 0.1 * self.time, 0.001)
         if player is None:
-            seconds = max(left, 0.1 * self.time, 0.001)
             if native.players == 2:
                 player = AlphaBeta(time=seconds, seed=self.seed, eval="learned")
             else:
                 player = MCTS(time=seconds, seed=self.seed)
+        else:
+            stop = _Until(_time.perf_counter() + seconds, stop)
         search = getattr(player, "search", None)
         if stop is not None and search is not None and _takes_stop(search):
             return int(search(game, stop=stop).cell)
@@ -431,16 +454,16 @@ class Perfect:
             # solver's time, so the move stays within `time`.
             reserve = 0.1 * self.time if winner != mover else 0.0
             exact = _exact(native, deadline - reserve, stop)
-            wins = [(p, c) for c, w, p in exact or () if w == mover]
+            if exact is not None and exact[0] != winner:  # never seen; the proof is played
+                exact = None
             if winner == mover:
                 kind, cell = "win", line[0]
-                if wins:  # the fastest win
-                    plies, cell = min(wins)
+                if exact is not None:  # the fastest win
+                    _, plies, cell = exact
             else:
                 kind = "hold"
                 if exact is not None:  # the longest hold
-                    plies, cell = max((p, -c) for c, w, p in exact)
-                    cell = -cell
+                    _, plies, cell = exact
                 else:
                     left = deadline - _time.perf_counter()
                     cell = self._fallback_move(game, native, left, stop)

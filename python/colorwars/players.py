@@ -408,7 +408,7 @@ _NAMES = (
     "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], learned[:DEPTH], "
     "zero[:SIMULATIONS], zeroab[:DEPTH], perfect, engine:COMMAND, or settings after the name "
     "as mcts:time=1:c=0.5, alphabeta:time=0.5, learned:time=1, zero:time=0.1 or "
-    "perfect:time=0.1"
+    "perfect:time=0.1:memory=256M"
 )
 _SETTINGS: dict[str, tuple[str, ...]] = {
     "mcts": ("simulations", "time", "c", "trees", "seed", "greedy", "solver", "reuse",
@@ -417,7 +417,7 @@ _SETTINGS: dict[str, tuple[str, ...]] = {
     "learned": ("depth", "time", "seed", "probe"),
     "zero": ("simulations", "time", "seed", "c_puct", "batch", "temperature", "probe"),
     "zeroab": ("depth", "time", "seed"),
-    "perfect": ("time", "seed"),
+    "perfect": ("time", "seed", "memory", "book"),
 }  # fmt: skip
 
 
@@ -443,7 +443,7 @@ def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
         )  # fmt: skip
     if raw in ("true", "false"):
         return key, raw == "true"
-    if key == "eval":
+    if key in ("eval", "memory"):  # a name; a size such as 256M
         return key, raw
     try:
         number = float(raw) if any(ch in raw for ch in ".e") or raw in ("inf", "nan") else int(raw)
@@ -452,6 +452,17 @@ def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
     if key in _WHOLE and isinstance(number, float) and number.is_integer():
         number = int(number)  # simulations=1e6
     return key, number
+
+
+def _settings(kind: str, arg: str, text: str) -> dict[str, object]:
+    """The ``key=value`` settings after a player's name, each given once."""
+    settings: dict[str, object] = {}
+    for item in arg.split(":"):
+        key, value = _setting(kind, item, text)
+        if key in settings:
+            check.fail(InvalidPlayerError, "player", text, f"{key} is given twice")
+        settings[key] = value
+    return settings
 
 
 def parse_player(text: str) -> Player:
@@ -477,7 +488,7 @@ def parse_player(text: str) -> Player:
         if not arg:
             return Perfect()
         if "=" in arg:
-            settings = dict(_setting(kind, item, text) for item in arg.split(":"))
+            settings = _settings(kind, arg, text)
             return Perfect(**settings)  # type: ignore[arg-type]
     if kind == "zeroab":
         from colorwars.zero.player import ZeroAlphaBeta
@@ -487,7 +498,7 @@ def parse_player(text: str) -> Player:
         if arg.isascii() and arg.isdigit() and len(arg) <= 10:
             return ZeroAlphaBeta(depth=int(arg))
         if "=" in arg:
-            settings = dict(_setting(kind, item, text) for item in arg.split(":"))
+            settings = _settings(kind, arg, text)
             return ZeroAlphaBeta(**settings)  # type: ignore[arg-type]
     if kind == "zero":
         from colorwars.zero.player import Zero
@@ -497,7 +508,7 @@ def parse_player(text: str) -> Player:
         if arg.isascii() and arg.isdigit() and len(arg) <= 10:
             return Zero(simulations=int(arg))
         if "=" in arg:
-            settings = dict(_setting(kind, item, text) for item in arg.split(":"))
+            settings = _settings(kind, arg, text)
             return Zero(**settings)  # type: ignore[arg-type]
     if kind == "learned":
         if not arg:
@@ -505,7 +516,7 @@ def parse_player(text: str) -> Player:
         if arg.isascii() and arg.isdigit() and len(arg) <= 10:
             return AlphaBeta(depth=int(arg), eval="learned")
         if "=" in arg:
-            settings = dict(_setting(kind, item, text) for item in arg.split(":"))
+            settings = _settings(kind, arg, text)
             return AlphaBeta(eval="learned", **settings)  # type: ignore[arg-type]
     if kind in ("mcts", "alphabeta"):
         if not arg:
@@ -514,7 +525,7 @@ def parse_player(text: str) -> Player:
             n = int(arg)
             return MCTS(simulations=n) if kind == "mcts" else AlphaBeta(depth=n)
         if "=" in arg:
-            settings = dict(_setting(kind, item, text) for item in arg.split(":"))
+            settings = _settings(kind, arg, text)
             return MCTS(**settings) if kind == "mcts" else AlphaBeta(**settings)  # type: ignore[arg-type]
     check.fail(InvalidPlayerError, "player", text, f"allowed are {_NAMES}")
 
