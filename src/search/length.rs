@@ -59,7 +59,7 @@ pub const LENGTH_STACK: usize = 1 << 26;
 
 /// One stored position: its key, what is settled about it for every bound, and the proof
 /// numbers of the last search at bound `at` (estimates, valid for that bound only).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 struct Entry {
     key: u64,
@@ -197,6 +197,225 @@ impl LengthTable {
     /// Marks `key` as never a win (the opponent has won or wins at once).
     fn put_never(&mut self, key: u64) {
         self.put(key, NEVER - 1, INF, 0, 1);
+    }
+
+    /// Puts a saved entry back (`load`): into its bucket by key, as `put` places a new one.
+    fn restore(&mut self, e: Entry) {
+        let b = self.bucket(e.key);
+        let bucket = &mut self.buckets[b];
+        let (i, victim) = bucket
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, v)| (v.work > 0, v.work))
+            .expect("a bucket has slots");
+        if victim.work == 0 {
+            self.filled += 1;
+        } else if victim.work > e.work {
+            return; // a smaller table than the saved one keeps the costlier entries
+        }
+        bucket[i] = e;
+    }
+
+    /// Saves the table to `path` with `info` (a checkpoint a long search resumes from):
+    /// written to `path` + `.tmp`, synced and renamed over `path`, so a run stopped while
+    /// saving leaves the previous checkpoint whole. The format (version `CHECKPOINT_VERSION`):
+    /// `CHECKPOINT_MAGIC`, the version (u32), `info`, the entry count (u64), each entry's
+    /// fields (26 bytes), and a CRC-32 of everything before it; little-endian throughout.
+    pub fn save(&self, path: &std::path::Path, info: &CheckpointInfo) -> std::io::Result<()> {
+        use std::io::Write;
+        let tmp = path.with_extension(match path.extension() {
+            Some(e) => format!("{}.tmp", e.to_string_lossy()),
+            None => "tmp".to_string(),
+        });
+        let file = std::fs::File::create(&tmp)?;
+        let mut out = Crc32Writer {
+            inner: std::io::BufWriter::with_capacity(1 << 23, file),
+            crc: crc32fast::Hasher::new(),
+        };
+        out.write_all(CHECKPOINT_MAGIC)?;
+        out.write_all(&CHECKPOINT_VERSION.to_le_bytes())?;
+        let board = info.board.as_bytes();
+        let board_len = u16::try_from(board.len())
+            .map_err(|_| std::io::Error::other("the board's name is too long"))?;
+        out.write_all(&board_len.to_le_bytes())?;
+        out.write_all(board)?;
+        out.write_all(&[info.prover])?;
+        for n in [info.start_key, info.positions, info.near_positions] {
+            out.write_all(&n.to_le_bytes())?;
+        }
+        out.write_all(&info.seconds.to_bits().to_le_bytes())?;
+        let held = self.buckets.iter().flatten().filter(|e| e.work > 0);
+        out.write_all(&(held.clone().count() as u64).to_le_bytes())?;
+        for e in held {
+            let mut b = [0u8; ENTRY_SAVED];
+            b[0..8].copy_from_slice(&e.key.to_le_bytes());
+            b[8..12].copy_from_slice(&e.pn.to_le_bytes());
+            b[12..16].copy_from_slice(&e.dn.to_le_bytes());
+            b[16..20].copy_from_slice(&e.work.to_le_bytes());
+            b[20..22].copy_from_slice(&e.win.to_le_bytes());
+            b[22..24].copy_from_slice(&e.lose.to_le_bytes());
+            b[24..26].copy_from_slice(&e.at.to_le_bytes());
+            out.write_all(&b)?;
+        }
+        let crc = out.crc.clone().finalize();
+        let mut inner = out.inner;
+        inner.write_all(&crc.to_le_bytes())?;
+        let file = inner.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&tmp, path)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    }
+
+    /// A table of about `bytes` (as `new`) holding a checkpoint's entries, and what the
+    /// checkpoint says it is for; `Err` with what is wrong (naming the file) for a file that
+    /// is not a checkpoint of this version, is cut short or damaged (its CRC-32 differs), or
+    /// for memory that cannot be had. The caller checks `info` against its search. A smaller
+    /// table than the one saved keeps the entries whose searches took the most work.
+    pub fn load(path: &std::path::Path, bytes: u64) -> std::io::Result<(Self, CheckpointInfo)> {
+        use std::io::Read;
+        let bad = |what: &str| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{}: {what}", path.display()),
+            )
+        };
+        let file = std::fs::File::open(path)?;
+        let mut input = Crc32Reader {
+            inner: std::io::BufReader::with_capacity(1 << 23, file),
+            crc: crc32fast::Hasher::new(),
+        };
+        let short = |e: std::io::Error| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                bad("cut short: not a whole length-table checkpoint")
+            } else {
+                e
+            }
+        };
+        let mut magic = [0u8; 8];
+        input.read_exact(&mut magic).map_err(short)?;
+        if &magic != CHECKPOINT_MAGIC {
+            return Err(bad("not a length-table checkpoint"));
+        }
+        let mut word = [0u8; 8];
+        input.read_exact(&mut word[..4]).map_err(short)?;
+        let version = u32::from_le_bytes(word[..4].try_into().expect("4 bytes"));
+        if version != CHECKPOINT_VERSION {
+            return Err(bad(&format!(
+                "a length-table checkpoint of version {version}; this build reads version \
+                 {CHECKPOINT_VERSION}"
+            )));
+        }
+        input.read_exact(&mut word[..2]).map_err(short)?;
+        let mut board = vec![0u8; usize::from(u16::from_le_bytes([word[0], word[1]]))];
+        input.read_exact(&mut board).map_err(short)?;
+        let board = String::from_utf8(board).map_err(|_| bad("damaged: the board's name"))?;
+        input.read_exact(&mut word[..1]).map_err(short)?;
+        let prover = word[0];
+        let mut next = |input: &mut Crc32Reader<_>| -> std::io::Result<u64> {
+            input.read_exact(&mut word).map_err(short)?;
+            Ok(u64::from_le_bytes(word))
+        };
+        let start_key = next(&mut input)?;
+        let positions = next(&mut input)?;
+        let near_positions = next(&mut input)?;
+        let seconds = f64::from_bits(next(&mut input)?);
+        let count = next(&mut input)?;
+        let mut table =
+            LengthTable::new(bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let mut b = [0u8; ENTRY_SAVED];
+        for _ in 0..count {
+            input.read_exact(&mut b).map_err(short)?;
+            let u16_at = |i: usize| u16::from_le_bytes([b[i], b[i + 1]]);
+            let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
+            let e = Entry {
+                key: u64::from_le_bytes(b[0..8].try_into().expect("8 bytes")),
+                pn: u32_at(8),
+                dn: u32_at(12),
+                work: u32_at(16),
+                win: u16_at(20),
+                lose: u16_at(22),
+                at: u16_at(24),
+                _pad: 0,
+            };
+            if e.work == 0 {
+                return Err(bad("damaged: an entry with no work"));
+            }
+            table.restore(e);
+        }
+        let crc = input.crc.clone().finalize();
+        let mut saved = [0u8; 4];
+        input.inner.read_exact(&mut saved).map_err(short)?;
+        if u32::from_le_bytes(saved) != crc {
+            return Err(bad("damaged: its CRC-32 does not match its contents"));
+        }
+        if input.inner.read(&mut saved)? != 0 {
+            return Err(bad("damaged: bytes after its end"));
+        }
+        let info = CheckpointInfo {
+            board,
+            prover,
+            start_key,
+            positions,
+            near_positions,
+            seconds,
+        };
+        Ok((table, info))
+    }
+}
+
+/// The first bytes of a saved length table (`LengthTable::save`).
+pub const CHECKPOINT_MAGIC: &[u8; 8] = b"CWLENTAB";
+/// The version of that format this build writes and reads.
+pub const CHECKPOINT_VERSION: u32 = 1;
+/// Bytes one saved entry takes.
+const ENTRY_SAVED: usize = 26;
+
+/// What a saved length table is for and how far its search went: the board and rules
+/// (`"4x4 classic"`), the prover (0 for a, 1 for b), the start position's key (the keys'
+/// hashing, so a table saved by a build that hashed differently is not read as this one's),
+/// and the positions and seconds its searches have taken so far.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointInfo {
+    pub board: String,
+    pub prover: u8,
+    pub start_key: u64,
+    pub positions: u64,
+    pub near_positions: u64,
+    pub seconds: f64,
+}
+
+/// A writer that keeps a CRC-32 of what passes through it.
+struct Crc32Writer<W> {
+    inner: W,
+    crc: crc32fast::Hasher,
+}
+
+impl<W: std::io::Write> std::io::Write for Crc32Writer<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// A reader that keeps a CRC-32 of what passes through it.
+struct Crc32Reader<R> {
+    inner: R,
+    crc: crc32fast::Hasher,
+}
+
+impl<R: std::io::Read> std::io::Read for Crc32Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.crc.update(&buf[..n]);
+        Ok(n)
     }
 }
 
@@ -1250,6 +1469,75 @@ mod tests {
         )
         .unwrap();
         assert!(out.stopped && out.length.is_none());
+    }
+
+    #[test]
+    fn a_saved_table_resumes_the_search_and_a_damaged_one_is_refused() {
+        let cfg = Config::new(4, 4, 2, Rules::COLORWARS, 0).unwrap();
+        let geo = Geometry::<u64>::new(4, 4);
+        let sym = Symmetries::new(4, 4);
+        let pos = Position::<u64>::start(&cfg);
+        let control = Control::new();
+        let ask = |table: &mut LengthTable, bound: i64| {
+            let mut s = LengthSearch::new(&geo, &cfg, &sym, table, &control, None);
+            s.prove_for(1);
+            let found = s.wins_within(&pos, bound);
+            (found, s.positions)
+        };
+        let mut table = LengthTable::new(1 << 22).unwrap();
+        let (within, fresh) = ask(&mut table, 16);
+        let dir = std::env::temp_dir().join(format!("cw-length-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("4x4.table");
+        let info = CheckpointInfo {
+            board: "4x4 colorwars".into(),
+            prover: 1,
+            start_key: sym.key(&pos),
+            positions: fresh,
+            near_positions: 0,
+            seconds: 0.5,
+        };
+        table.save(&path, &info).unwrap();
+        assert!(!dir.join("4x4.table.tmp").exists());
+        // The same table back, entry for entry, and what it says it is for.
+        let (mut back, said) = LengthTable::load(&path, 1 << 22).unwrap();
+        assert_eq!(said, info);
+        assert_eq!(back.filled(), table.filled());
+        assert!(back.buckets == table.buckets);
+        // Resumed, the question is answered the same from what was settled.
+        let (again, resumed) = ask(&mut back, 16);
+        assert_eq!(again, within);
+        assert!(
+            resumed * 10 < fresh,
+            "{resumed} positions resumed, {fresh} fresh"
+        );
+        // A smaller table keeps what it can and still answers the same.
+        let (mut small, _) = LengthTable::load(&path, 1 << 12).unwrap();
+        assert!(small.filled() <= small.capacity());
+        assert_eq!(ask(&mut small, 16).0, within);
+        // Damaged, cut short, not a checkpoint, another version: each refused, by name.
+        let bytes = std::fs::read(&path).unwrap();
+        let refused = |data: &[u8], what: &str| {
+            std::fs::write(&path, data).unwrap();
+            let err = LengthTable::load(&path, 1 << 22).err().expect("refused");
+            let text = err.to_string();
+            assert!(text.contains(what) && text.contains("4x4.table"), "{text}");
+        };
+        let mut flipped = bytes.clone();
+        flipped[bytes.len() / 2] ^= 0x10;
+        refused(&flipped, "damaged");
+        refused(&bytes[..bytes.len() - 3], "cut short");
+        refused(
+            b"PK\x03\x04 something else",
+            "not a length-table checkpoint",
+        );
+        let mut newer = bytes.clone();
+        newer[8] = 2;
+        refused(&newer, "version 2");
+        let mut longer = bytes.clone();
+        longer.push(0);
+        refused(&longer, "after its end");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

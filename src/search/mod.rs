@@ -21,8 +21,8 @@ pub use alphabeta::{
     alphabeta_move, alphabeta_move_eval, alphabeta_move_with, evaluate, Eval, LeafEval, Searcher,
 };
 pub use length::{
-    exact_length, search_length, Length, LengthOutcome, LengthSearch, LengthTable, LENGTH_STACK,
-    MAX_BOUND, NEAR,
+    exact_length, search_length, CheckpointInfo, Length, LengthOutcome, LengthSearch, LengthTable,
+    CHECKPOINT_MAGIC, CHECKPOINT_VERSION, LENGTH_STACK, MAX_BOUND, NEAR,
 };
 pub use pns::{
     probe_position, prove_position, ProbeOutcome, Proof, ProveOutcome, Prover, Team,
