@@ -58,7 +58,7 @@ fn main() {
             if bounds.is_empty() {
                 fail("LENGTH_CHECKPOINT is for searches of given bounds (a winner and BOUND...)");
             }
-            let (table, info) = LengthTable::load(path, mib << 20)
+            let (table, info) = LengthTable::load(path, mib << 20, None)
                 .unwrap_or_else(|e| fail(&format!("cannot resume: {e}")));
             let wanted = (name.as_str(), winner.map(|w| w as u8), sym.key(&pos));
             if (info.board.as_str(), Some(info.prover), info.start_key) != wanted {

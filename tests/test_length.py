@@ -9,6 +9,7 @@ on the reference engine to the winner's win in exactly the length's plies.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import colorwars
 import pytest
@@ -163,4 +164,71 @@ def test_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "3x3", "--method", "length", "--start", "0", "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert "start" in err
+    assert err.count("\n") == 1
+
+
+def test_a_checkpointed_search_resumes_where_it_stopped(tmp_path: Path) -> None:
+    # A search stopped by its time keeps its table in the checkpoint; run again, it starts
+    # from there and finds the length with what the first run settled, reporting the
+    # positions and seconds of both runs.
+    path = tmp_path / "3x4.table"
+    fresh = colorwars.exact_length(3, 4, "classic", memory="64M")
+    stopped = colorwars.exact_length(
+        3, 4, "classic", memory="64M", time=0.3, checkpoint=path, save_every=1
+    )
+    assert stopped.plies is None
+    assert path.exists()
+    assert not path.with_name("3x4.table.tmp").exists()
+    ended = colorwars.exact_length(3, 4, "classic", memory="64M", checkpoint=path)
+    assert (ended.winner, ended.plies, ended.proven, ended.refuted) == (
+        fresh.winner,
+        fresh.plies,
+        True,
+        True,
+    )
+    assert ended.positions >= stopped.positions
+    assert ended.seconds >= stopped.seconds
+    # Done, the checkpoint answers at once, with no new positions.
+    again = colorwars.exact_length(3, 4, "classic", memory="64M", checkpoint=path)
+    assert (again.plies, again.positions) == (ended.plies, ended.positions)
+
+
+def test_a_damaged_or_foreign_checkpoint_is_a_file_error_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "3x3.table"
+    colorwars.exact_length(3, 3, memory="16M", checkpoint=path)
+    data = path.read_bytes()
+    with pytest.raises(colorwars.FileError, match=r"3x3\.table: a checkpoint of 3x3 colorwars"):
+        colorwars.exact_length(3, 3, "classic", memory="16M", checkpoint=path)
+    path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    with pytest.raises(colorwars.FileError, match=r"3x3\.table: damaged: its CRC-32"):
+        colorwars.exact_length(3, 3, memory="16M", checkpoint=path)
+    path.write_bytes(data[:40])
+    with pytest.raises(colorwars.FileError, match=r"3x3\.table: cut short"):
+        colorwars.exact_length(3, 3, memory="16M", checkpoint=path)
+    path.write_bytes(b"hello, world")
+    with pytest.raises(colorwars.FileError, match="not a length-table checkpoint"):
+        colorwars.exact_length(3, 3, memory="16M", checkpoint=path)
+    with pytest.raises(colorwars.FileError, match="does not exist"):
+        colorwars.exact_length(3, 3, checkpoint=tmp_path / "no" / "such.table")
+    with pytest.raises(ConfigError, match="save_every"):
+        colorwars.exact_length(3, 3, checkpoint=path, save_every=0)
+
+
+def test_the_cli_keeps_a_length_search_in_a_checkpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "3x3.table"
+    args = ["solve", "3x3", "--checkpoint", str(path), "--no-progress"]
+    assert main([*args, "--method", "length"]) == 0
+    out = capsys.readouterr().out
+    assert "player b wins in exactly 10 plies" in out
+    assert "the table kept in" in out
+    assert path.exists()
+    # --start alone picks the length search too; --save-every 0 saves only at the end.
+    assert main([*args, "--start", "10", "--save-every", "0"]) == 0
+    assert "in exactly 10 plies" in capsys.readouterr().out
+    path.write_bytes(b"junk")
+    assert main([*args, "--method", "length"]) == 2  # a file that cannot be read
+    err = capsys.readouterr().err
+    assert "not a length-table checkpoint" in err
     assert err.count("\n") == 1

@@ -1,5 +1,6 @@
 """The native engine (Rust). Use ``colorwars.Game``; this module is its storage and hot loops."""
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, final
 
@@ -285,6 +286,9 @@ def exact_length(
     verify: bool = False,
     progress: Callable[[int], object] | None = None,
     interval: float = 0.5,
+    checkpoint: str | os.PathLike[str] | None = None,
+    save_every: float = 1800.0,
+    huge_pages: bool | None = None,
 ) -> tuple[
     int | None,
     int | None,

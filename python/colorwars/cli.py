@@ -304,9 +304,9 @@ _SOLVE_OPTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("--time", "time", ("pn", "length")),
     ("--memory", "memory", ("pn", "length")),
     ("--start", "start", ("length",)),
-    ("--checkpoint", "checkpoint", ("pn",)),
+    ("--checkpoint", "checkpoint", ("pn", "length")),
     ("--after", "after", ("pn",)),
-    ("--save-every", "save_every", ("pn",)),
+    ("--save-every", "save_every", ("pn", "length")),
     ("--no-split", "no_split", ("pn",)),
     ("--threads", "threads", ("pn",)),
     ("--backend ray", "backend", ("pn",)),
@@ -451,8 +451,12 @@ def _length(args: argparse.Namespace, console: Console) -> int:
             memory=args.memory,
             progress=progress,
             start=args.start,
+            checkpoint=args.checkpoint,
+            save_every=1800.0 if args.save_every is None else args.save_every or 1e9,
         )
     console.print(Text(str(found)), soft_wrap=True)
+    if args.checkpoint is not None:
+        console.print(Text(f"(the table kept in {args.checkpoint})", style="dim"))
     return 0 if found.plies is not None else 3
 
 
@@ -885,7 +889,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--memory", help="pn, length: the table's size, e.g. 8G (default by board, 16M to 4G)"
     )
     solve.add_argument(
-        "--checkpoint", help="pn: keep proofs and results in FILE; a run resumes from it"
+        "--checkpoint",
+        help="pn: keep proofs and results in FILE; length: keep the table in FILE; a run "
+        "resumes from it",
     )
     solve.add_argument(
         "--after",
@@ -897,8 +903,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--save-every",
         type=float,
         metavar="SECONDS",
-        help="pn --no-split: save the checkpoint this often while the position is proven; 0: "
-        "only at the end (600)",
+        help="save the checkpoint this often while searching (pn --no-split: 600; length: "
+        "1800); 0: only at the end",
     )
     _backend_flags(solve, "pn: prove the first-move groups here or as Ray tasks")
     solve.add_argument(

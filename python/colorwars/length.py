@@ -14,15 +14,16 @@ finishes: the winner as fast as it can, the loser holding out as long as it can.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from colorwars import _core
+from colorwars import _core, _files
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars.errors import ConfigError
-from colorwars.proof import _parse_memory, _start, default_memory
+from colorwars.proof import _parse_memory, _start, default_memory, huge_pages_for
 from colorwars.rules import DEFAULT_RULES, Rules, RulesLike
 
 #: The deepest bound of the search, and of ``start`` (the core's limit, ``src/limits.rs``).
@@ -66,9 +67,12 @@ class Length:
         head = f"{self.width}x{self.height} {self.rules}"
         effort = f"{self.positions:,} positions, {self.seconds:.1f} s"
         if self.plies is None or self.winner is None:
-            known = f"at least {self.at_least} plies"
+            said = []
+            if self.at_least > 1:  # a game lasts a ply at least: nothing to say
+                said.append(f"at least {self.at_least} plies")
             if self.at_most is not None and self.winner is not None:
-                known += f", player {PLAYER_LETTERS[self.winner]} wins within {self.at_most}"
+                said.append(f"player {PLAYER_LETTERS[self.winner]} wins within {self.at_most}")
+            known = ", ".join(said) or "no bound settled yet"
             return f"{head}: length not found ({known}; {effort})"
         text = (
             f"{head}: player {PLAYER_LETTERS[self.winner]} wins in exactly {self.plies} plies "
@@ -91,6 +95,8 @@ def exact_length(
     verify: bool = False,
     progress: Callable[[int], object] | None = None,
     start: int | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    save_every: float = 1800.0,
 ) -> Length:
     """The game's exact length under perfect play: ``exact_length(game)`` from a game's
     position or ``exact_length(width, height, rules=...)`` (or ``exact_length("WxH", ...)``)
@@ -106,6 +112,12 @@ def exact_length(
     earlier runs, start at the least bound proven a win (their ``at_most``): it is proven
     again and the bound two plies below refuted, with no search above. A start far above the
     length costs a proof every two plies down to it. It changes the work, never the answer.
+
+    ``checkpoint`` (a file's path) keeps the search's table: saved every ``save_every``
+    seconds and when the run ends (its time, Ctrl-C, or the answer), and read back when the
+    file exists, so a search of hours goes on another day (versioned, with a CRC-32, written
+    atomically; a damaged file or one of another board is a ``FileError`` naming it). The
+    positions and seconds reported are the run's so far, across its sessions.
 
     >>> n = exact_length(3, 3, rules="colorwars")
     >>> n.winner, n.plies, n.proven, n.refuted, len(n.line)
@@ -123,9 +135,21 @@ def exact_length(
         check.fail(ConfigError, "progress", progress, "expected a function(positions) or None")
     if start is not None:
         start = check.whole(start, "start (plies)", 1, MAX_LENGTH_BOUND)
+    path = None if checkpoint is None else _files.check_output(checkpoint, "checkpoint")
+    every = check.number(save_every, "save_every", 1.0, 1e9)
     position = game.to_text()
     (winner, plies, line, positions, secs, proven, refuted, at_least, at_most, checked, _) = (
-        _core.exact_length(game, nbytes, seconds, start=start, verify=verify, progress=progress)
+        _core.exact_length(
+            game,
+            nbytes,
+            seconds,
+            start=start,
+            verify=verify,
+            progress=progress,
+            checkpoint=path,
+            save_every=every,
+            huge_pages=huge_pages_for(seconds),
+        )
     )
     return Length(
         game.width,

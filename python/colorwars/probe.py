@@ -119,7 +119,8 @@ class Probe:
         if table is None:
             while len(self._tables) >= BOARDS:  # the oldest goes before the new one is made
                 self._tables.pop(next(iter(self._tables)))
-            table = _core.ProofTable(self.memory)
+            # Small pages: a probe is short, and a huge page's first touch is slow (as Perfect).
+            table = _core.ProofTable(self.memory, huge_pages=False)
         self._tables[key] = table  # last: the most recent
         return table
 

@@ -54,6 +54,7 @@ pyo3::import_exception!(colorwars.errors, IllegalMoveError);
 pyo3::import_exception!(colorwars.errors, GameOverError);
 pyo3::import_exception!(colorwars.errors, InvalidPositionError);
 pyo3::import_exception!(colorwars.errors, InvalidIndexError);
+pyo3::import_exception!(colorwars.errors, FileError);
 
 /// A core error raises its `colorwars.errors` class (`MemoryError` for memory).
 impl From<Error> for PyErr {

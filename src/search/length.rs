@@ -105,8 +105,15 @@ impl LengthTable {
     /// Bytes one entry takes.
     pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
 
-    /// A table in about `bytes` of memory (at least one bucket), or `Error::OutOfMemory`.
+    /// A table in about `bytes` of memory (at least one bucket), or `Error::OutOfMemory`;
+    /// in huge pages from `HUGE_PAGES_FROM` bytes.
     pub fn new(bytes: u64) -> Result<Self> {
+        Self::with_huge_pages(bytes, None)
+    }
+
+    /// `new`, with huge pages asked for or not (`huge`; None: by the size, as `new`). A
+    /// short search is better off without: each huge page's first touch is slow.
+    pub fn with_huge_pages(bytes: u64, huge: Option<bool>) -> Result<Self> {
         let n = (bytes / (Self::ENTRY_BYTES * WAYS) as u64).max(1);
         let oom = || Error::OutOfMemory(format!("a length table of {bytes} bytes"));
         let n = usize::try_from(n).map_err(|_| oom())?;
@@ -125,7 +132,7 @@ impl LengthTable {
             Vec::from_raw_parts(ptr, n, n)
         };
         // Huge pages spare a large table most TLB misses, as in the proof table.
-        if bytes >= HUGE_PAGES_FROM {
+        if huge.unwrap_or(bytes >= HUGE_PAGES_FROM) {
             huge_pages(&buckets);
         }
         Ok(LengthTable { buckets, filled: 0 })
@@ -275,7 +282,11 @@ impl LengthTable {
     /// is not a checkpoint of this version, is cut short or damaged (its CRC-32 differs), or
     /// for memory that cannot be had. The caller checks `info` against its search. A smaller
     /// table than the one saved keeps the entries whose searches took the most work.
-    pub fn load(path: &std::path::Path, bytes: u64) -> std::io::Result<(Self, CheckpointInfo)> {
+    pub fn load(
+        path: &std::path::Path,
+        bytes: u64,
+        huge: Option<bool>,
+    ) -> std::io::Result<(Self, CheckpointInfo)> {
         use std::io::Read;
         let bad = |what: &str| {
             std::io::Error::new(
@@ -296,8 +307,8 @@ impl LengthTable {
             }
         };
         let mut magic = [0u8; 8];
-        input.read_exact(&mut magic).map_err(short)?;
-        if &magic != CHECKPOINT_MAGIC {
+        let whole = input.read_exact(&mut magic).is_ok();
+        if !whole || &magic != CHECKPOINT_MAGIC {
             return Err(bad("not a length-table checkpoint"));
         }
         let mut word = [0u8; 8];
@@ -324,8 +335,8 @@ impl LengthTable {
         let near_positions = next(&mut input)?;
         let seconds = f64::from_bits(next(&mut input)?);
         let count = next(&mut input)?;
-        let mut table =
-            LengthTable::new(bytes).map_err(|e| std::io::Error::other(e.to_string()))?;
+        let mut table = LengthTable::with_huge_pages(bytes, huge)
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
         let mut b = [0u8; ENTRY_SAVED];
         for _ in 0..count {
             input.read_exact(&mut b).map_err(short)?;
@@ -1500,7 +1511,7 @@ mod tests {
         table.save(&path, &info).unwrap();
         assert!(!dir.join("4x4.table.tmp").exists());
         // The same table back, entry for entry, and what it says it is for.
-        let (mut back, said) = LengthTable::load(&path, 1 << 22).unwrap();
+        let (mut back, said) = LengthTable::load(&path, 1 << 22, None).unwrap();
         assert_eq!(said, info);
         assert_eq!(back.filled(), table.filled());
         assert!(back.buckets == table.buckets);
@@ -1512,14 +1523,16 @@ mod tests {
             "{resumed} positions resumed, {fresh} fresh"
         );
         // A smaller table keeps what it can and still answers the same.
-        let (mut small, _) = LengthTable::load(&path, 1 << 12).unwrap();
+        let (mut small, _) = LengthTable::load(&path, 1 << 12, None).unwrap();
         assert!(small.filled() <= small.capacity());
         assert_eq!(ask(&mut small, 16).0, within);
         // Damaged, cut short, not a checkpoint, another version: each refused, by name.
         let bytes = std::fs::read(&path).unwrap();
         let refused = |data: &[u8], what: &str| {
             std::fs::write(&path, data).unwrap();
-            let err = LengthTable::load(&path, 1 << 22).err().expect("refused");
+            let err = LengthTable::load(&path, 1 << 22, None)
+                .err()
+                .expect("refused");
             let text = err.to_string();
             assert!(text.contains(what) && text.contains("4x4.table"), "{text}");
         };
