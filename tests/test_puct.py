@@ -334,3 +334,18 @@ def test_ctrl_c_stops_self_play_while_the_evaluator_runs() -> None:
         child.wait()
     assert child.returncode != 0
     assert "KeyboardInterrupt" in err, err
+
+
+def test_an_evaluator_that_searches_with_its_own_player_is_an_error_not_a_hang() -> None:
+    # The player's lock was taken again inside the evaluator: a deadlock, for good.
+    game = colorwars.Game(3, 3)
+
+    def uniform(planes: Any, mask: Any) -> Any:
+        return np.zeros(mask.shape, np.float32), np.zeros(len(mask), np.float32)
+
+    player = PUCT(uniform, simulations=20)
+    player.evaluator = lambda planes, mask: (player.choose(game), uniform(planes, mask))[1]
+    with pytest.raises(colorwars.InvalidEvaluatorError, match="re-entered"):
+        player.choose(game)
+    player.evaluator = uniform  # and the player still works
+    assert player.choose(game) in game.legal_moves()

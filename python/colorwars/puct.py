@@ -38,10 +38,11 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
 import time as _time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -294,6 +295,24 @@ class PUCT:
         self.reuse = check.flag(reuse, "reuse")
         self._tree: tuple[GameConfig, _core.NativePuct] | None = None
         self._lock = threading.Lock()
+        self._owner: int | None = None  # the thread searching, to refuse a search within one
+
+    @contextlib.contextmanager
+    def _held(self) -> Iterator[None]:
+        """The player's lock, held while it searches; a search started from within its own
+        search (its evaluator calling ``choose``) is an error, not a deadlock."""
+        me = threading.get_ident()
+        if self._owner == me:
+            raise InvalidEvaluatorError(
+                "the evaluator called this PUCT player's own search while it was searching; "
+                "a search cannot be re-entered (use another PUCT object inside an evaluator)"
+            )
+        with self._lock:
+            self._owner = me
+            try:
+                yield
+            finally:
+                self._owner = None
 
     @property
     def simulations(self) -> int:
@@ -357,7 +376,7 @@ class PUCT:
     def choose(self, game: Any) -> int:
         """The move to play in ``game`` (a ``colorwars.Game`` or reference game); raises
         ``GameOverError`` once the game is won."""
-        with self._lock:
+        with self._held():
             tree = self._searched(game)
             cell = tree.pick(0, self.temperature)
         assert cell is not None  # a searched root has moves
@@ -365,7 +384,7 @@ class PUCT:
 
     def analyse(self, game: Any) -> list[PuctMove]:
         """Every legal move of ``game`` with the search's statistics, by cell."""
-        with self._lock:
+        with self._held():
             rows, _ = self._searched(game).stats(0)
         total = max(sum(r[1] for r in rows), 1)
         return [

@@ -200,7 +200,7 @@ class Zero:
                 found, left = before_search(self.probe, game, self.time, start, stop)
                 if found.cell is not None:
                     return Decision(found.cell, found.positions, _time.perf_counter() - start)
-            with searcher._lock:
+            with searcher._held():
                 tree = searcher._searched(game, left, stop)
                 picked = tree.pick(0, searcher.temperature)
                 _, done = tree.stats(0)
