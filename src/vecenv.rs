@@ -181,8 +181,12 @@ impl<B: Bits> VecEnv<B> {
                             && legal_mask(geo, cfg.rules, pos).has(a as usize);
                         if !legal {
                             debug_assert_eq!(illegal, Illegal::Lose);
-                            // The acting player loses; the others share +1.
+                            // The acting player loses; the others share +1 (with two
+                            // players, the other one is the winner).
                             (reward, done, bad) = (-1.0, true, true);
+                            if players == 2 {
+                                winner = (1 - actor) as i8;
+                            }
                             let share = 1.0 / (players - 1) as f32;
                             seats.fill(share);
                             seats[actor] = -1.0;

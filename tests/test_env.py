@@ -96,11 +96,19 @@ def test_illegal_actions_can_lose_instead() -> None:
     env = VectorEnv(num_envs=4, width=4, height=4, rules="colorwars", illegal="lose")
     env.reset(seed=0)
     env.step([0, 0, 0, 0])
-    _obs, rewards, terminated, _, info = env.step([15, 0, 15, -7])
+    # A number off the board is the caller's error under "lose" too (it lost before), and
+    # no environment changes.
+    for off in (-7, 16, 2**40):
+        with pytest.raises(colorwars.InvalidMoveError, match=f"environment 3: action {off} is not"):
+            env.step([15, 0, 15, off])
+    assert all(env.board(i)["ply"] == 1 for i in range(4))
+    _obs, rewards, terminated, _, info = env.step([15, 0, 15, 0])
     assert terminated.tolist() == [False, True, False, True]
     assert info["illegal"].tolist() == [False, True, False, True]
     assert rewards.tolist() == [0.0, -1.0, 0.0, -1.0]
     assert info["seat_rewards"][1].tolist() == [1.0, -1.0]
+    # The winner is the other player (it was -1, counted as a game cut off).
+    assert info["winner"].tolist() == [-1, 0, -1, 0]
     assert env.board(1)["ply"] == 0
     assert env.board(0)["ply"] == 2
 

@@ -239,14 +239,17 @@ def test_illegal_actions() -> None:
     before = env.game.to_text()
     obs2, reward, terminated, truncated, info2 = env.step(taken)  # a's cell: illegal
     assert (reward, terminated, truncated, info2["illegal"]) == (-1.0, True, False, True)
+    assert info2["winner"] == 0  # a, the other seat, wins (it was -1)
     assert env.game.to_text() == before
     assert np.array_equal(obs, obs2)
     assert not info2["action_mask"].any()
     with pytest.raises(GameOverError, match="reset"):
         env.step(0)
-    _, _, terminated, _, info3 = (env.reset(seed=0), *env.step(99)[1:])  # off the board: lost
-    assert terminated
-    assert info3["illegal"]
+    env.reset(seed=0)
+    for off in (99, 25, -1):  # off the board: the caller's error (it lost before), no change
+        with pytest.raises(InvalidMoveError, match=f"invalid action {off}"):
+            env.step(off)
+    assert env.game.to_text() == before
 
     env = cg.ColorWarsEnv(seat=1, opponent="greedy", illegal="raise")
     env.reset(seed=0)

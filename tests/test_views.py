@@ -39,3 +39,13 @@ def test_rgb_array_shows_owners_in_their_colours() -> None:
     assert red[0] > red[2]
     assert blue[2] > blue[0]
     assert (empty == 244).all()
+
+
+def test_the_views_given_no_game_say_so() -> None:
+    # It was an AttributeError from inside ("'NoneType' object has no attribute 'players'").
+    for view in (views.planes, views.action_mask, views.rgb_array):
+        for thing in (None, "3x3", [0, 1]):
+            with pytest.raises(colorwars.NotAGameError, match=f"views.{view.__name__} shows"):
+                view(thing)
+    with pytest.raises(colorwars.ConfigError, match="invalid px 0"):
+        views.rgb_array(colorwars.Game(3, 3), px=0)

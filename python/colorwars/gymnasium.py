@@ -93,10 +93,10 @@ class ColorWarsEnv(gymnasium.Env[npt.NDArray[np.uint8], np.int64]):
       truncation and on every other step.
     - **Illegal actions**: under ``illegal="lose"`` (the default, so that ``check_env`` and
       ``action_space.sample()`` work) a whole number that is not a legal move for the agent
-      ends the episode as a loss (reward -1, ``info["illegal"]`` True) and leaves the board as
-      it was; ``illegal="raise"`` raises ``IllegalMoveError`` (``InvalidMoveError`` for a
-      number off the board) and nothing changes. An action that is not a whole number raises
-      ``InvalidMoveError`` under both.
+      ends the episode as a loss (reward -1, ``info["illegal"]`` True, ``info["winner"]`` the
+      other seat with two players) and leaves the board as it was; ``illegal="raise"`` raises
+      ``IllegalMoveError`` and nothing changes. An action that is not a whole number, or a
+      number off the board, raises ``InvalidMoveError`` under both.
     - **Truncation**: ``max_plies=N`` truncates the episode at the first ``step`` after which
       the game has N plies or more (every seat's moves count) and no winner; the opponents
       stop moving at N.
@@ -185,6 +185,11 @@ class ColorWarsEnv(gymnasium.Env[npt.NDArray[np.uint8], np.int64]):
             raise GameOverError("illegal move: the episode is over; call reset() to start another")
         seat = cast(int, self.seat)
         cell = _action(action)
+        cells = self.width * self.height
+        if not 0 <= cell < cells:  # a caller's error under either mode, never a mere loss
+            raise InvalidMoveError(
+                f"invalid action {cell}: expected a cell, a whole number from 0 to {cells - 1}"
+            )
         if self.illegal == "lose" and not game.is_legal(cell):
             self._over = True
             return self._observe(game, seat), -1.0, True, False, self._info(game, seat, (), True)
@@ -268,6 +273,8 @@ class ColorWarsEnv(gymnasium.Env[npt.NDArray[np.uint8], np.int64]):
 
     def _info(self, game: Game, seat: int, moves: tuple[int, ...], illegal: bool) -> dict[str, Any]:
         winner = game.winner
+        if illegal and self.players == 2:  # the agent lost by its illegal move
+            winner = 1 - seat
         return {
             "action_mask": self._mask(game, seat),
             "seat": seat,

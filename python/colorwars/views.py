@@ -25,13 +25,31 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from colorwars import _core
+from colorwars import _validate as check
 from colorwars._common import PLAYER_COLOURS
+from colorwars.errors import NotAGameError
 
 __all__ = ["action_mask", "planes", "rgb_array"]
 
 
+def _game(game: Any, call: str) -> Any:
+    """``game`` once it is a ``colorwars.Game`` or a reference game; ``NotAGameError``
+    naming ``call`` otherwise (it was an ``AttributeError`` from deep inside)."""
+    from colorwars.game import Game
+    from colorwars.reference import Game as ReferenceGame
+
+    if not isinstance(game, Game | ReferenceGame | _core.NativeGame):
+        raise NotAGameError(
+            f"views.{call} shows a colorwars.Game or colorwars.reference.Game, not "
+            f"{type(game).__name__}"
+        )
+    return game
+
+
 def planes(game: Any) -> npt.NDArray[np.uint8]:
     """The board from the point of view of the player to move (``VectorEnv``'s layout)."""
+    game = _game(game, "planes")
     p, h, w = game.players, game.height, game.width
     counts = np.asarray(game.counts(), dtype=np.uint8)
     owners = np.asarray(game.owners(), dtype=np.int16)
@@ -44,6 +62,7 @@ def planes(game: Any) -> npt.NDArray[np.uint8]:
 
 def action_mask(game: Any) -> npt.NDArray[np.int8]:
     """1 for every cell the player to move may play (none once the game is won)."""
+    game = _game(game, "action_mask")
     mask = np.zeros(game.width * game.height, dtype=np.int8)
     mask[game.legal_moves()] = 1
     return mask
@@ -55,7 +74,10 @@ def _rgb(colour: str) -> tuple[int, int, int]:
 
 def rgb_array(game: Any, px: int = 32) -> npt.NDArray[np.uint8]:
     """A picture of the board, ``px`` pixels a cell: each owned cell in its owner's colour
-    (as in the notebook pictures), lighter for fewer orbs, with one white pip per orb."""
+    (as in the notebook pictures), lighter for fewer orbs, with one white pip per orb
+    (``px`` from 4 to 256)."""
+    game = _game(game, "rgb_array")
+    px = check.whole(px, "px", 4, 256)
     h, w = game.height, game.width
     image = np.full((h * px, w * px, 3), 244, dtype=np.uint8)
     image[::px, :, :] = 153  # grid lines

@@ -291,6 +291,21 @@ impl NativeVecEnv {
             self.scratch.copy_from_slice(slice);
         }
         let (env, pool, mode, actions) = (&mut self.env, &self.pool, self.illegal, &self.scratch);
+        // A number that is no cell is a caller's error under either mode (a policy head of the
+        // wrong size), never a move that merely loses.
+        let cells = env.cfg().cells() as i64;
+        if let Some((i, &a)) = actions
+            .iter()
+            .enumerate()
+            .find(|(_, a)| !(0..cells).contains(*a))
+        {
+            return Err(Error::InvalidMove(format!(
+                "environment {i}: action {a} is not a cell of the board (cells are 0 to {}); no \
+                 environment was changed",
+                cells - 1
+            ))
+            .into());
+        }
         if mode == Illegal::Raise {
             if let Some((i, a)) = py.detach(|| pool.install(|| env.find_illegal(actions))) {
                 let cells = env.cfg().cells() as i64;
