@@ -147,3 +147,20 @@ def test_board_index_is_checked() -> None:
         env.board(3)
     with pytest.raises(IndexError):
         env.board(-1)
+
+
+def test_an_unseeded_reset_seeds_from_the_system_as_gymnasium_does() -> None:
+    # Unseeded, every VectorEnv drew seed 0's games: parallel workers that never pass a seed
+    # all generated the same rollouts.
+    def draws(seed: int | None) -> list[int]:
+        env = VectorEnv(num_envs=64, width=8, height=8)
+        env.reset(seed=seed)
+        return env.sample_legal().tolist()
+
+    assert draws(None) != draws(None)  # 64 cells of 64: the same by chance is 64**-64
+    assert draws(3) == draws(3)
+    env = VectorEnv(num_envs=64, width=8, height=8)
+    env.reset(seed=3)
+    first = env.sample_legal().tolist()
+    env.reset()  # later resets without a seed go on with the generators: no reseeding
+    assert env.sample_legal().tolist() != first

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import secrets
 import threading
 from typing import Any
 
@@ -77,6 +78,7 @@ class VectorEnv:
         per_env = 2 * players * cells + cells + 4 * players + 256
         check.memory(num_envs * per_env, f"VectorEnv(num_envs={num_envs:,})")
         self._lock = threading.Lock()
+        self._seeded = False  # the first reset without a seed takes one from the system
         # numpy allocates the buffers (a request too large is its MemoryError); the native
         # engine writes into them.
         self._native = _core.NativeVecEnv(
@@ -141,11 +143,16 @@ class VectorEnv:
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.uint8], dict[str, Any]]:
         """Starts every game afresh; ``seed`` reseeds each environment's generator (used by
-        ``sample_legal``) from ``(seed, index)``."""
+        ``sample_legal``) from ``(seed, index)``. Without a seed, the first reset seeds from
+        the operating system's entropy (as Gymnasium's environments do: unseeded workers
+        must not all draw the same games) and later ones go on with the generators."""
         if seed is not None:
             seed = check.seed(seed)
+        elif not self._seeded:
+            seed = secrets.randbits(63)
         with self._lock:
             self._native.reset(seed)
+            self._seeded = True
         return self._obs, self._info
 
     def step(
