@@ -349,3 +349,15 @@ def test_an_evaluator_that_searches_with_its_own_player_is_an_error_not_a_hang()
         player.choose(game)
     player.evaluator = uniform  # and the player still works
     assert player.choose(game) in game.legal_moves()
+
+
+def test_a_puct_player_in_the_batch_simulator_says_where_to_play_it() -> None:
+    # It read "invalid player PUCT(<function ...>, simulations=8...: expected a name".
+    def uniform(planes: Any, mask: Any) -> Any:
+        return np.zeros(mask.shape, np.float32), np.zeros(len(mask), np.float32)
+
+    player = PUCT(uniform, simulations=10)
+    with pytest.raises(colorwars.InvalidPlayerError, match=r"puct\(10\) searches with your"):
+        colorwars.simulate(games=2, width=3, height=3, seats=[player, "random"])
+    result = colorwars.ai.match([player, colorwars.ai.Greedy()], games=2, width=3, height=3)
+    assert len(result["winners"]) == 2

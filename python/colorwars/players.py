@@ -538,9 +538,10 @@ def as_player(item: object) -> Player:
         return item
     from colorwars.engine import Engine
     from colorwars.perfect import Perfect
+    from colorwars.puct import PUCT
     from colorwars.zero.player import Zero, ZeroAlphaBeta
 
-    if isinstance(item, Zero | ZeroAlphaBeta | Engine | Perfect):
+    if isinstance(item, Zero | ZeroAlphaBeta | Engine | Perfect | PUCT):
         return item
     check.fail(InvalidPlayerError, "player", item, f"expected a name ({_NAMES}) or a player")
 

@@ -343,6 +343,13 @@ class PUCT:
         """``puct(800)`` or ``puct(0.5s)``."""
         return f"puct({self.time}s)" if self.time else f"puct({self.simulations})"
 
+    def native_spec(self) -> Any:
+        raise InvalidPlayerError(
+            f"invalid player: {self.name} searches with your evaluator in Python and is not one "
+            "of the engine's batch players (random, greedy, mcts, alphabeta); play it with "
+            "choose(game), colorwars.ai.match or colorwars.ai.ladder"
+        )
+
     def __repr__(self) -> str:
         return (
             f"PUCT({self.evaluator!r}, simulations={self.simulations}, time={self.time}, "
