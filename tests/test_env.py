@@ -164,3 +164,13 @@ def test_an_unseeded_reset_seeds_from_the_system_as_gymnasium_does() -> None:
     first = env.sample_legal().tolist()
     env.reset()  # later resets without a seed go on with the generators: no reseeding
     assert env.sample_legal().tolist() != first
+
+
+def test_close_ends_the_environment() -> None:
+    env = VectorEnv(num_envs=4, width=3, height=3)
+    env.reset(seed=0)
+    env.close()
+    env.close()  # again: harmless
+    for call in (env.reset, env.sample_legal, lambda: env.step([0, 0, 0, 0])):
+        with pytest.raises(ConfigError, match="closed"):
+            call()

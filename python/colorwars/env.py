@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import operator
 import secrets
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -12,7 +14,7 @@ import numpy.typing as npt
 
 from colorwars import _core
 from colorwars import _validate as check
-from colorwars.errors import InvalidIndexError, InvalidMoveError, show
+from colorwars.errors import ConfigError, InvalidIndexError, InvalidMoveError, show
 from colorwars.rules import Rules, RulesLike
 
 __all__ = ["VectorEnv"]
@@ -79,6 +81,7 @@ class VectorEnv:
         check.memory(num_envs * per_env, f"VectorEnv(num_envs={num_envs:,})")
         self._lock = threading.Lock()
         self._seeded = False  # the first reset without a seed takes one from the system
+        self._closed = False
         # numpy allocates the buffers (a request too large is its MemoryError); the native
         # engine writes into them.
         self._native = _core.NativeVecEnv(
@@ -150,7 +153,7 @@ class VectorEnv:
             seed = check.seed(seed)
         elif not self._seeded:
             seed = secrets.randbits(63)
-        with self._lock:
+        with self._open():
             self._native.reset(seed)
             self._seeded = True
         return self._obs, self._info
@@ -167,23 +170,38 @@ class VectorEnv:
         """Plays one action per environment. Under ``illegal="raise"`` an illegal action raises
         ``IllegalMoveError`` naming the environment, and no environment changes."""
         a = _actions(actions, self.num_envs)
-        with self._lock:
+        with self._open():
             self._native.step(a)
         return self._obs, self._rewards, self._terminated, self._truncated, self._info
 
     def sample_legal(self) -> npt.NDArray[np.int64]:
         """A uniformly random legal action for every environment (native; a read-only view of
         a reused buffer)."""
-        with self._lock:
+        with self._open():
             self._native.sample_legal()
         return self._actions
 
     def board(self, i: int) -> dict[str, Any]:
         """Environment ``i``'s game: counts and owners per cell, player to move, ply."""
         i = check.whole(i, "environment", 0, self.num_envs - 1, InvalidIndexError)
-        with self._lock:
+        with self._open():
             counts, owners, to_move, ply = self._native.snapshot(i)
         return {"counts": counts, "owners": owners, "to_move": to_move, "ply": ply}
+
+    def close(self) -> None:
+        """Ends the environment, as Gymnasium's ``close``: later calls of ``reset``,
+        ``step``, ``sample_legal`` and ``board`` raise ``ConfigError``; closing again is
+        harmless. (Its buffers are numpy arrays, freed with the object; there is nothing to
+        render: ``board(i)`` and ``colorwars.views`` show a game.)"""
+        self._closed = True
+
+    @contextlib.contextmanager
+    def _open(self) -> Iterator[None]:
+        """The lock, once the environment is known not to be closed."""
+        with self._lock:
+            if self._closed:
+                raise ConfigError("the VectorEnv is closed: make a new one")
+            yield
 
     def __repr__(self) -> str:
         return (

@@ -135,7 +135,8 @@ class _Settings:
     def trees(self, config: GameConfig, count: int) -> _core.NativePuct:
         """``count`` native trees for games of ``config`` (memory checked first)."""
         bound = _core.NativePuct.memory_bound(config, count, self.simulations)
-        check.memory(bound, f"{count} search trees of {self.simulations} simulations")
+        trees = "1 search tree" if count == 1 else f"{count} search trees"
+        check.memory(bound, f"{trees} of {self.simulations} simulations")
         return _core.NativePuct(
             config,
             count,
@@ -262,7 +263,8 @@ class PUCT:
     """AlphaZero-style tree search with ``evaluator`` (see the module's documentation):
     ``simulations`` per move (1 to 10**9), or fewer if ``time`` seconds run out first;
     ``c_puct`` the exploration constant; Dirichlet noise at the root (``dirichlet`` its alpha,
-    ``dirichlet_weight`` its share; 0 for none); ``temperature`` 0 plays the most visited
+    above 0; ``dirichlet_weight`` its share, 0 for none: the default 0.25 is self-play's, and
+    a player meant to play its best takes ``dirichlet_weight=0``); ``temperature`` 0 plays the most visited
     move, above 0 draws one with odds ``visits ** (1 / temperature)``; a proven win is played
     at once and a move proven to lose avoided. ``batch`` positions at most go to one
     evaluator call (virtual loss spreads them over the tree). With ``reuse`` the tree is kept
