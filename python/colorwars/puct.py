@@ -264,9 +264,9 @@ class PUCT:
     ``simulations`` per move (1 to 10**9), or fewer if ``time`` seconds run out first;
     ``c_puct`` the exploration constant; Dirichlet noise at the root (``dirichlet`` its alpha,
     above 0; ``dirichlet_weight`` its share, 0 for none: the default 0.25 is self-play's, and
-    a player meant to play its best takes ``dirichlet_weight=0``); ``temperature`` 0 plays the most visited
-    move, above 0 draws one with odds ``visits ** (1 / temperature)``; a proven win is played
-    at once and a move proven to lose avoided. ``batch`` positions at most go to one
+    a player meant to play its best takes ``dirichlet_weight=0``); ``temperature`` 0 plays the
+    most visited move, above 0 draws one with odds ``visits ** (1 / temperature)``; a proven
+    win is played at once and a move proven to lose avoided. ``batch`` positions at most go to one
     evaluator call (virtual loss spreads them over the tree). With ``reuse`` the tree is kept
     between moves and the next search starts from the part below the new position.
 
