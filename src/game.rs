@@ -30,6 +30,27 @@ fn letter(p: usize) -> char {
     (b'a' + p as u8) as char
 }
 
+/// Why a cell that is on the board is no legal move for the player to move in `pos`: the
+/// rule it breaks (the same words wherever a move is refused: a game, a vector of them).
+pub fn illegal_reason<B: Bits>(cfg: &Config, pos: &Position<B>) -> String {
+    let p = pos.to_move as usize;
+    let first = pos.moved & (1 << p) == 0;
+    match (cfg.rules.opening, first) {
+        (Opening::Drop3, true) => format!(
+            "player {} opens with three orbs on an empty cell, and this one is taken",
+            letter(p)
+        ),
+        (Opening::Drop3, false) => format!(
+            "after the opening, player {} may only add an orb to a cell of their own",
+            letter(p)
+        ),
+        (Opening::None, _) => format!(
+            "player {} may only place on an empty cell or a cell of their own",
+            letter(p)
+        ),
+    }
+}
+
 impl<B: Bits> Game<B> {
     pub fn new(cfg: Config) -> Self {
         Game {
@@ -91,26 +112,7 @@ impl<B: Bits> Game<B> {
         if self.legal_mask().has(cell) {
             return Ok(cell);
         }
-        let p = self.pos.to_move as usize;
-        let first = self.pos.moved & (1 << p) == 0;
-        let reason = match (self.cfg.rules.opening, first) {
-            (Opening::Drop3, true) => {
-                format!(
-                    "player {} opens with three orbs on an empty cell, and this one is taken",
-                    letter(p)
-                )
-            }
-            (Opening::Drop3, false) => format!(
-                "after the opening, player {} may only add an orb to a cell of their own",
-                letter(p)
-            ),
-            (Opening::None, _) => {
-                format!(
-                    "player {} may only place on an empty cell or a cell of their own",
-                    letter(p)
-                )
-            }
-        };
+        let reason = illegal_reason(&self.cfg, &self.pos);
         Err(Error::IllegalMove { cell, reason })
     }
 

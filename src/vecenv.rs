@@ -388,6 +388,10 @@ impl AnyVecEnv {
     pub fn find_illegal(&self, actions: &[i64]) -> Option<(usize, i64)> {
         with_env!(self, e => e.find_illegal(actions))
     }
+    /// Why a cell is no legal move in environment `i` (`game::illegal_reason`).
+    pub fn illegal_reason(&self, i: usize) -> String {
+        with_env!(self, e => crate::game::illegal_reason(&e.cfg, &e.envs[i]))
+    }
     pub fn step(&mut self, actions: &[i64], illegal: Illegal, out: &mut Buffers<'_>) {
         with_env!(self, e => e.step(actions, illegal, out))
     }

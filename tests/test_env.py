@@ -80,7 +80,9 @@ def test_illegal_actions_raise_and_change_nothing() -> None:
     before = [env.board(i) for i in range(8)]
     actions = np.full(8, 15)
     actions[5] = 0  # a's cell: illegal for b
-    with pytest.raises(IllegalMoveError, match="environment 5"):
+    # Why, as a game says it (it read "not a legal move there").
+    said = "environment 5: player b opens with three orbs on an empty cell, and this one is taken"
+    with pytest.raises(IllegalMoveError, match=said):
         env.step(actions)
     actions[5] = 99
     with pytest.raises(InvalidMoveError, match="environment 5: action 99 is not a cell"):

@@ -315,7 +315,8 @@ impl NativeVecEnv {
                     Error::IllegalMove {
                         cell: a as usize,
                         reason: format!(
-                            "environment {i}: not a legal move there; no environment was changed"
+                            "environment {i}: {}; no environment was changed",
+                            env.illegal_reason(i)
                         ),
                     }
                 } else {
