@@ -512,3 +512,28 @@ def test_the_docs_transcript_is_what_the_engine_answers() -> None:
                 server.handle(line[2:], seq)
     expected = block.group(1).splitlines()
     assert [_normalised(x) for x in got] == [_normalised(x) for x in expected]
+
+
+def test_an_output_closed_early_ends_the_engine_quietly() -> None:
+    # `colorwars engine | head -1`: the answering thread died with a BrokenPipeError
+    # traceback on stderr about two runs in three.
+    for _ in range(3):
+        proc = subprocess.Popen(
+            COLORWARS,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+        proc.stdin.write(b"protocol\n" * 3 + b"legal\n" * 200)
+        proc.stdin.flush()
+        assert proc.stdout.readline().startswith(b"protocol")
+        proc.stdout.close()
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        proc.stderr.close()
+        assert err == b"", err.decode()
+        assert proc.returncode in (0, 141)

@@ -520,21 +520,30 @@ def serve(
 
     server = EngineServer(write, player)
     queue: Queue[tuple[int, str] | None] = Queue(MAX_QUEUED)
+    closed = threading.Event()  # the output's reader has gone (a pipe closed early)
 
     def answer() -> None:
         while (item := queue.get()) is not None:
+            if closed.is_set():
+                continue  # nobody reads the answers: take the rest off the queue unanswered
             seq, line = item
-            if line == _TOO_LONG:
-                server.say(f"error line too long: at most {MAX_LINE} bytes")
-            elif line == _NOT_UTF8:
-                server.say("error the line is not UTF-8 text")
-            else:
-                server.handle(line, seq)
+            try:
+                if line == _TOO_LONG:
+                    server.say(f"error line too long: at most {MAX_LINE} bytes")
+                elif line == _NOT_UTF8:
+                    server.say("error the line is not UTF-8 text")
+                else:
+                    server.handle(line, seq)
+            except BrokenPipeError:
+                closed.set()
+                server.stop(sys.maxsize)
 
     worker = threading.Thread(target=answer, name="colorwars engine", daemon=True)
     worker.start()
     try:
         for seq, line in enumerate(_lines(source)):
+            if closed.is_set():
+                break
             command = line.split()[0].lower() if line.split() else ""
             if command in ("stop", "quit"):
                 server.stop(seq)
@@ -548,6 +557,8 @@ def serve(
     finally:
         queue.put(None)
         worker.join()
+    if closed.is_set():
+        raise BrokenPipeError("the engine's output was closed")  # the caller ends quietly
     return 0
 
 
