@@ -537,3 +537,19 @@ def test_an_output_closed_early_ends_the_engine_quietly() -> None:
         proc.stderr.close()
         assert err == b"", err.decode()
         assert proc.returncode in (0, 141)
+
+
+def test_the_tables_say_when_an_engine_forfeited(capsys: pytest.CaptureFixture[str]) -> None:
+    # A program that cannot start lost every game and the tables said only that.
+    from colorwars.cli import main
+
+    args = ["--size", "3x3", "--games", "4"]
+    assert main(["tournament", *args, "--entrants", "random,engine:/nonexistent/engine"]) == 0
+    out = capsys.readouterr().out
+    assert "engine(engine) forfeited 4 games: cannot start engine /nonexistent/engine" in out
+    assert main(["ladder", "random", "engine:/nonexistent/engine", *args]) == 0
+    assert "forfeited 4 games: cannot start" in capsys.readouterr().out
+    result = colorwars.ai.tournament(["random", "engine:/nonexistent/engine"], 2, 3, 3)
+    assert {f["reason"].split(":")[0] for f in result.forfeits} == {
+        "cannot start engine /nonexistent/engine"
+    }

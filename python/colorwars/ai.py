@@ -259,6 +259,9 @@ class TournamentResult:
     rules: Rules
     size: tuple[int, int]
     elo: list[float] = field(default_factory=list)
+    forfeits: list[dict[str, Any]] = field(default_factory=list)
+    """Games lost by a player that failed (an ``Engine`` that did not start or broke the
+    protocol): ``{"players": (seat a's name, seat b's), "seat": s, "reason": text}``."""
 
     def score(self, i: int) -> tuple[float, tuple[float, float]]:
         """Player i's win rate over all its games, with a 95% interval."""
@@ -328,8 +331,14 @@ def tournament(
         wins[b, a] += float((winners == 1).sum())
         games[a, b] += job.games
         games[b, a] += job.games
-    result = TournamentResult([p.name for p in players], wins, games, rules, (width, height))
+    names = [p.name for p in players]
+    result = TournamentResult(names, wins, games, rules, (width, height))
     result.elo = elo_ratings(wins, games)
+    for (a, b), r in zip(pairs, results, strict=True):
+        for _, seat, reason in r.get("forfeits", ()):
+            result.forfeits.append(
+                {"players": (names[a], names[b]), "seat": seat, "reason": reason}
+            )
     return result
 
 

@@ -518,7 +518,22 @@ def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
         ]
         pairs.add_row(result.names[i], *cells)
     console.print(pairs)
+    _say_forfeits(console, result.forfeits)
     return 0
+
+
+def _say_forfeits(console: Console, forfeits: list[dict[str, Any]]) -> None:
+    """One line per player and reason for the games a player lost by failing (an engine that
+    did not start or broke the protocol), so a table of losses is not all that is said."""
+    counts: dict[tuple[str, str], int] = {}
+    for f in forfeits:
+        key = (f["players"][f["seat"]], f["reason"])
+        counts[key] = counts.get(key, 0) + 1
+    for (name, reason), n in counts.items():
+        games = "game" if n == 1 else "games"
+        console.print(
+            Text(f"{name} forfeited {n} {games}: {reason}", style="bold red"), soft_wrap=True
+        )
 
 
 def _board_weight(text: str) -> tuple[int, int, float]:
@@ -608,6 +623,7 @@ def cmd_ladder(args: argparse.Namespace, console: Console) -> int:
             f"{result.wins[i].sum() / max(played, 1):.1%}", f"{played:.0f}",
         )  # fmt: skip
     console.print(table)
+    _say_forfeits(console, result.forfeits)
     if args.json:
         import json
 
