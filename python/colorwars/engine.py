@@ -56,7 +56,7 @@ from colorwars.errors import (
     SearchLimitError,
 )
 from colorwars.game import Game
-from colorwars.players import Decision, _live, _takes_stop, native_game, parse_player
+from colorwars.players import PLAY_IT, Decision, _live, _takes_stop, native_game, parse_player
 
 __all__ = [
     "MAX_LINE",
@@ -824,7 +824,7 @@ class Engine:
     def native_spec(self) -> Any:
         raise InvalidPlayerError(
             f"invalid player: {self.name} is another program and not one of the engine's batch "
-            "players; play it with choose(game), ai.match, ai.tournament or ai.ladder"
+            "players; " + PLAY_IT
         )
 
     def _started(self) -> Client:

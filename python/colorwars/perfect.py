@@ -29,7 +29,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars._files import read_sealed
 from colorwars.errors import FileError, InvalidPlayerError
-from colorwars.players import MCTS, AlphaBeta, _live, _takes_stop, parse_player
+from colorwars.players import MCTS, PLAY_IT, AlphaBeta, _live, _takes_stop, parse_player
 from colorwars.rules import Rules
 
 __all__ = [
@@ -366,7 +366,7 @@ class Perfect:
     def native_spec(self) -> Any:
         raise InvalidPlayerError(
             f"invalid player: {self.name} searches proofs and is not one of the engine's batch "
-            "players; play it with choose(game), ai.match, ai.tournament or ai.ladder"
+            "players; " + PLAY_IT
         )
 
     def __getstate__(self) -> dict[str, Any]:

@@ -101,6 +101,13 @@ class Player(Protocol):
     def choose(self, game: Any) -> int: ...
 
 
+# Where a player that is not one of the engine's batch players is played.
+PLAY_IT = (
+    "play it with colorwars tournament or colorwars ladder (from Python: choose(game), "
+    "ai.match, ai.tournament or ai.ladder)"
+)
+
+
 def native_game(game: object, call: str | None = None) -> _core.NativeGame:
     """The native game behind ``colorwars.Game``, or a native copy of a reference game;
     ``NotAGameError`` (a ``ConfigError`` and a ``TypeError``) for anything else, naming
@@ -175,8 +182,7 @@ class _Base:
         if getattr(self, "probe", 0):
             raise InvalidPlayerError(
                 f"invalid player: {self.name} probes proofs before its search and is not one "
-                "of the engine's batch players; play it with choose(game), ai.match, "
-                "ai.tournament or ai.ladder"
+                "of the engine's batch players; " + PLAY_IT
             )
         return self._spec()
 

@@ -58,7 +58,7 @@ from colorwars.errors import (
     InvalidPlayerError,
     show,
 )
-from colorwars.players import native_game
+from colorwars.players import PLAY_IT, native_game
 from colorwars.rules import GameConfig, RulesLike
 
 __all__ = ["PUCT", "Evaluator", "PuctMove", "SelfPlayRecords", "self_play"]
@@ -348,8 +348,7 @@ class PUCT:
     def native_spec(self) -> Any:
         raise InvalidPlayerError(
             f"invalid player: {self.name} searches with your evaluator in Python and is not one "
-            "of the engine's batch players (random, greedy, mcts, alphabeta); play it with "
-            "choose(game), colorwars.ai.match or colorwars.ai.ladder"
+            "of the engine's batch players (random, greedy, mcts, alphabeta); " + PLAY_IT
         )
 
     def __repr__(self) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 from colorwars import _core
 from colorwars import _validate as check
 from colorwars.errors import ConfigError, FileError, GameOverError, InvalidPlayerError
-from colorwars.players import Decision, NativeSpec, _live, native_game
+from colorwars.players import PLAY_IT, Decision, NativeSpec, _live, native_game
 from colorwars.probe import before_search
 from colorwars.puct import PUCT, PuctMove, _config_of
 from colorwars.zero.network import Network, load
@@ -113,8 +113,7 @@ class Zero:
     def native_spec(self) -> NativeSpec:
         raise InvalidPlayerError(
             f"invalid player: {self.name} searches with a network and is not one of the "
-            "engine's batch players (random, greedy, mcts, alphabeta); play it with "
-            "choose(game), colorwars.ai.ladder"
+            "engine's batch players (random, greedy, mcts, alphabeta); " + PLAY_IT
         )
 
     def network_for(self, game: Any) -> Network:
@@ -269,8 +268,7 @@ class ZeroAlphaBeta:
     def native_spec(self) -> NativeSpec:
         raise InvalidPlayerError(
             f"invalid player: {self.name} searches with a network and is not one of the "
-            "engine's batch players (random, greedy, mcts, alphabeta); play it with "
-            "choose(game) or colorwars.ai.ladder"
+            "engine's batch players (random, greedy, mcts, alphabeta); " + PLAY_IT
         )
 
     def network_for(self, game: Any) -> Network:
