@@ -232,8 +232,12 @@ def player_count(value: object, cells: int) -> int:
 
 
 def seat(value: object, count: int, what: str = "player") -> int:
-    """A seat (player number) 0 to ``count - 1``; seat 0 is player a."""
-    return whole(value, what, 0, count - 1, InvalidPlayersError)
+    """A seat (player number) 0 to ``count - 1``; seat 0 is player a. The message gives the
+    letters too (``--first c`` with two players is seat 2: "a or b")."""
+    letters = "abcdefgh"[: max(1, min(count, 8))]
+    named = " or ".join(letters) if count <= 2 else f"{letters[0]} to {letters[-1]}"
+    allowed = f"expected a whole number from 0 to {count - 1} (players {named})"
+    return whole(value, what, 0, count - 1, InvalidPlayersError, allowed)
 
 
 def config(
