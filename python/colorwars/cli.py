@@ -819,7 +819,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser(
         "replay",
         help="replay a game record, showing each move's cascade wave by wave",
-        description="Replay a game record (see the README's 'Game records'), showing every "
+        description="Replay a game record (see docs/api.md, 'Game records'), showing every "
         "move and the board after each wave of its cascade. The record's stated result and "
         "final position, where given, are checked.",
     )
@@ -1118,7 +1118,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--opponent",
         metavar="PLAYER",
         help="the AI in every seat but yours: ai (the default) thinks about a second a move "
-        "on any board (alpha-beta for two players, MCTS for more), where a fixed budget's time "
+        "on any board (alpha-beta with the learned evaluation for two players, MCTS for "
+        "more), where a fixed budget's time "
         "grows with the board (see the docs' performance page); or " + players_help,
     )
     play.add_argument("--you", type=parse_seat, metavar="P", help="your seat: a-h (a)")
@@ -1142,7 +1143,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser(
         "serve",
         help="play in a web browser (needs colorwars[web])",
-        description="Serve the game as a web page and a JSON API (see the README's 'Web app'). "
+        description="Serve the game as a web page and a JSON API (see docs/web.md). "
         "Listens on 127.0.0.1 (this machine only) unless told otherwise.",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
