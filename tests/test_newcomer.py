@@ -377,3 +377,22 @@ def test_player_names_refuse_a_setting_given_twice_and_perfect_takes_its_own() -
     assert (p.time, p.memory, p.book) == (0.5, 64 << 20, False)
     with pytest.raises(colorwars.InvalidPlayerError, match="memory"):
         parse_player("perfect:memory=12X")
+
+
+def test_the_solver_cache_follows_xdg_and_a_damaged_one_says_what_to_do(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from colorwars import solver
+
+    monkeypatch.delenv("COLORWARS_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert solver.cache_path() == tmp_path / "xdg" / "colorwars" / "solutions.cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/ignored")  # the spec: absolute paths only
+    assert solver.cache_path() == Path.home() / ".cache" / "colorwars" / "solutions.cache"
+    monkeypatch.setenv("COLORWARS_CACHE_DIR", str(tmp_path / "mine"))
+    assert solver.cache_path() == tmp_path / "mine" / "solutions.cache"
+    (tmp_path / "mine").mkdir()
+    solver.cache_path().write_bytes(b"not a cache")
+    with pytest.raises(colorwars.FileError, match=r"delete it .* \(--no-cache\)"):
+        colorwars.solve(2, 2)
+    assert colorwars.solve(2, 2, cache=False).winner is not None

@@ -69,21 +69,28 @@ CACHE_FORMAT = 1
 
 def cache_path() -> Path:
     """Where solved results are kept: ``$COLORWARS_CACHE_DIR/solutions.cache``, else
-    ``~/.cache/colorwars/solutions.cache``."""
+    ``$XDG_CACHE_HOME/colorwars/solutions.cache``, else ``~/.cache/colorwars/...``."""
     base = os.environ.get("COLORWARS_CACHE_DIR")
-    root = Path(base) if base else Path.home() / ".cache" / "colorwars"
-    return root / "solutions.cache"
+    if base:
+        return Path(base) / "solutions.cache"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    root = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return root / "colorwars" / "solutions.cache"
 
 
 def _load(path: Path) -> dict[str, object]:
     """The cache's entries, checked (format, version, checksum) before any is used: a damaged
     cache is a ``FileError`` naming it, never a result. No file: no entries."""
-    sealed = read_sealed(path, CACHE_KIND, CACHE_FORMAT, "solver cache")
+    hint = "; delete it to start a new cache, or solve with cache=False (--no-cache)"
+    try:
+        sealed = read_sealed(path, CACHE_KIND, CACHE_FORMAT, "solver cache")
+    except FileError as e:
+        raise FileError(f"{e}{hint}") from None
     if sealed is None:
         return {}
     entries = sealed[0].get("entries")
     if not isinstance(entries, dict):
-        raise FileError(f"invalid solver cache {path}: it holds no table of entries")
+        raise FileError(f"invalid solver cache {path}: it holds no table of entries{hint}")
     return entries
 
 
