@@ -710,3 +710,15 @@ def test_serving_in_a_background_thread() -> None:
         assert r.status_code == 400  # only the loopback names on 127.0.0.1
     with pytest.raises(httpx.TransportError):
         httpx.get(url + "api/options", timeout=2)
+
+
+def test_a_port_in_use_is_named_with_what_to_do() -> None:
+    # It said only "Address already in use".
+    from colorwars.web.app import listen
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(OSError, match=f"port {port} on 127.0.0.1 is in use: choose another"):
+            listen("127.0.0.1", port)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import ipaddress
 import json
 import os
@@ -690,9 +691,15 @@ def listen(host: str, port: int) -> socket.socket:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
         sock.listen(128)
-    except OSError:
+    except OSError as e:
         sock.close()
-        raise
+        hint = {
+            errno.EADDRINUSE: f"port {port} on {host} is in use",
+            errno.EACCES: f"port {port} on {host} needs privileges this user lacks",
+        }.get(e.errno or 0)
+        if hint is None:
+            raise
+        raise OSError(e.errno, f"{hint}: choose another port (--port 0 takes a free one)") from e
     return sock
 
 
