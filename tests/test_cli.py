@@ -289,3 +289,33 @@ def test_a_negative_value_is_not_joined_to_what_is_not_an_option() -> None:
     assert _negative_values(["--time", "-1"]) == ["--time", "-1"]  # argparse reads it
     assert _negative_values(["3x3", "-5G"]) == ["3x3", "-5G"]
     assert _negative_values(["--memory", "--time"]) == ["--memory", "--time"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--games", "2", "--output", ""],
+        ["ladder", "random", "greedy", "--json", " "],
+        ["openings", "--png", ""],
+        ["play", "--opponent", ""],
+        ["play", "--hint", ""],
+        ["play", "--save", ""],
+        ["serve", "--db", ""],
+        ["solve", "3x3", "--checkpoint", ""],
+    ],
+)
+def test_an_empty_text_is_no_value(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # `--output ''` quietly meant no output, `--opponent ''` the default AI.
+    with pytest.raises(SystemExit) as usage:
+        main(argv)
+    assert usage.value.code == 2
+    err = capsys.readouterr().err
+    assert "expected a value, not an empty text" in err
+    assert err.count("\n") == 1
+
+
+def test_replay_refuses_quiet_with_final_only(capsys: pytest.CaptureFixture[str]) -> None:
+    record = str(Path(__file__).parent.parent / "seeds" / "games" / "01-colorwars-2x2-2p.cwr")
+    assert main(["replay", record, "--quiet", "--final-only"]) == 1
+    assert "give one" in capsys.readouterr().err
+    assert main(["replay", record, "--quiet"]) == 0

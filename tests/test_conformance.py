@@ -641,7 +641,9 @@ def test_the_command_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) ->
     with pytest.raises(ConfigError, match="--perft-positions must be 0 or more"):
         conformance.main(_args(*data, "--perft-positions", "-3"))
     with pytest.raises(ConfigError, match="--timeout must be above 0"):
-        conformance.main(_args(*data, "--timeout", "nan"))
+        conformance.main(_args(*data, "--engine", "colorwars engine", "--timeout", "nan"))
+    with pytest.raises(ConfigError, match="--timeout is for --engine"):  # it was ignored
+        conformance.main(_args(*data, "--timeout", "5"))
     with pytest.raises(FileError, match="missing conformance file"):
         conformance.main(_args("--data", str(tmp_path / "none")))
 

@@ -58,6 +58,11 @@ def read_record(path: Path) -> GameRecord:
 
 
 def cmd_replay(args: argparse.Namespace, console: Console) -> int:
+    if args.quiet and args.final_only:
+        raise ConfigError(
+            "--quiet (only the final position) and --final-only (the moves, and the final "
+            "board) ask for different things: give one"
+        )
     path = Path(args.file)
     record = read_record(path)
     engine: GameFactory | None = None
@@ -796,6 +801,13 @@ class _Renamed(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def _text(text: str) -> str:
+    """An option's text, refused when empty: ``--output ''`` quietly meant no output."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a value, not an empty text")
+    return text
+
+
 def _word(text: str) -> str:
     """A choice as given, its case and surrounding spaces aside (``--method PN``)."""
     return text.strip().lower()
@@ -860,7 +872,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--threads", type=int, default=0, help="0 for all cores (0)")
     sim.add_argument("--seed", type=int, default=0, help="the run's seed (0)")
     sim.add_argument("--max-plies", type=int, default=None, help="cut games off (no limit)")
-    sim.add_argument("--output", help="write per-game results to FILE.csv or FILE.json")
+    sim.add_argument("--output", type=_text, help="write per-game results to FILE.csv or FILE.json")
     sim.add_argument(
         "--record", action="store_true", help="keep every game's moves in --output F.json"
     )
@@ -906,6 +918,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     solve.add_argument(
         "--checkpoint",
+        type=_text,
         help="pn: keep proofs and results in FILE; length: keep the table in FILE; a run "
         "resumes from it",
     )
@@ -983,8 +996,8 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("players", nargs="+", metavar="PLAYER", help="two or more players")
     lad.add_argument("--time", type=float, default=None, help="seconds a move (each player's own)")
     lad.add_argument("--games", type=int, default=20, help="games per pair, even (20)")
-    lad.add_argument("--png", help="save the ratings as a PNG (needs colorwars[plot])")
-    lad.add_argument("--json", help="save the results as JSON")
+    lad.add_argument("--png", type=_text, help="save the ratings as a PNG (needs colorwars[plot])")
+    lad.add_argument("--json", type=_text, help="save the results as JSON")
     lad.set_defaults(run=cmd_ladder)
 
     op = sub.add_parser(
@@ -1008,7 +1021,7 @@ def build_parser() -> argparse.ArgumentParser:
     op.add_argument("--second", dest="old_b", action=_Renamed, new="--seats A,B")
     op.set_defaults(old_a=None, old_b=None)
     op.add_argument("--games", type=int, default=200, help="games per opening cell (200)")
-    op.add_argument("--png", help="save the heatmap as a PNG (needs colorwars[plot])")
+    op.add_argument("--png", type=_text, help="save the heatmap as a PNG (needs colorwars[plot])")
     op.set_defaults(run=cmd_openings)
 
     train = sub.add_parser(
@@ -1116,6 +1129,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--opponent",
+        type=_text,
         metavar="PLAYER",
         help="the AI in every seat but yours: ai (the default) thinks about a second a move "
         "on any board (alpha-beta with the learned evaluation for two players, MCTS for "
@@ -1124,7 +1138,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--you", type=parse_seat, metavar="P", help="your seat: a-h (a)")
     play.add_argument(
-        "--hint", metavar="PLAYER", help="the player that answers 'hint' (ai), as --opponent"
+        "--hint",
+        type=_text,
+        metavar="PLAYER",
+        help="the player that answers 'hint' (ai), as --opponent",
     )
     play.add_argument(
         "--delay",
@@ -1133,7 +1150,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds per wave of the animation on a terminal; 0 for none (0.25)",
     )
     play.add_argument(
-        "--save", metavar="FILE", help="write the game record to FILE when the game ends"
+        "--save",
+        type=_text,
+        metavar="FILE",
+        help="write the game record to FILE when the game ends",
     )
     play.add_argument(
         "--seed", type=_count, metavar="S", help="the AI players' seed (a new one each game)"
@@ -1151,6 +1171,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--open", action="store_true", help="open the page in a browser")
     serve.add_argument(
         "--db",
+        type=_text,
         metavar="PATH",
         default=None,
         help="the SQLite file the games are kept in (web-games.sqlite3 in the user's data folder)",

@@ -1388,7 +1388,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout",
         type=float,
-        default=10.0,
+        default=None,
         help="with --engine: seconds the engine may take to answer one line (10)",
     )
     parser.add_argument(
@@ -1428,15 +1428,19 @@ def main(args: argparse.Namespace) -> int:
     limit = getattr(args, "perft_positions", None)
     if limit is not None and limit < 0:
         raise ConfigError(f"--perft-positions must be 0 or more, got {limit}")
-    if not 0 < getattr(args, "timeout", 10.0) <= 86400:
-        raise ConfigError(f"--timeout must be above 0 and at most 86400, got {args.timeout}")
+    timeout = getattr(args, "timeout", None)
+    if timeout is not None and getattr(args, "engine", None) is None:
+        raise ConfigError("--timeout is for --engine (how long the program may take to answer)")
+    timeout = 10.0 if timeout is None else timeout
+    if not 0 < timeout <= 86400:
+        raise ConfigError(f"--timeout must be above 0 and at most 86400, got {timeout}")
     report = run(
         getattr(args, "engine", None),
         folder=getattr(args, "data", None),
         rules=_comma_list(getattr(args, "rules", None)),
         kinds=_comma_list(getattr(args, "kind", None)),
         reference=bool(getattr(args, "reference", False)),
-        timeout=float(getattr(args, "timeout", 10.0)),
+        timeout=float(timeout),
         perft_positions=DEFAULT if limit is None else limit,
         progress=show,
     )
