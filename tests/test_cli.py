@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import colorwars
 import pytest
@@ -319,3 +320,25 @@ def test_replay_refuses_quiet_with_final_only(capsys: pytest.CaptureFixture[str]
     assert main(["replay", record, "--quiet", "--final-only"]) == 1
     assert "give one" in capsys.readouterr().err
     assert main(["replay", record, "--quiet"]) == 0
+
+
+def test_solve_of_a_large_board_says_that_pn_is_faster(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `colorwars solve 5x5` ran alpha-beta for hours, silently.
+    from colorwars import cli, solver
+
+    seen: list[tuple[int, int]] = []
+    real = solver.solve
+
+    def fake(width: int, height: int, **_: Any) -> Any:
+        seen.append((width, height))
+        return real(2, 2, rules="classic", cache=False)
+
+    monkeypatch.setattr(solver, "solve", fake)
+    assert cli.main(["solve", "5x5", "--no-cache", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert "--method pn proves the winner alone far sooner" in err
+    assert seen == [(5, 5)]
+    assert cli.main(["solve", "5x5", "--method", "alphabeta", "--no-cache"]) == 0
+    assert capsys.readouterr().err == ""  # asked for by name: no note

@@ -320,6 +320,12 @@ _SOLVE_OPTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 _METHOD_NAMES = {"alphabeta": "alpha-beta", "pn": "proof-number search", "length": "length"}
 
 
+# Boards of this many cells or more: alpha-beta, the default method, takes minutes to hours
+# (4 x 5 colorwars: 445 M positions, 173 s; 5 x 5 is far past it), so a run without --method
+# says so and names the faster method.
+ALPHABETA_SLOW_CELLS = 20
+
+
 def _given(value: object) -> bool:
     """An option given: not its default (None, a flag left off, the local backend)."""
     return value is not None and value is not False and value != "local"
@@ -358,6 +364,11 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
         return _length(args, console)
     if method == "pn":
         return _prove(args, console)
+    if args.method is None and width * height >= ALPHABETA_SLOW_CELLS:
+        note(
+            f"{width}x{height}: alpha-beta finds the length too and may take hours on a board "
+            "this size; --method pn proves the winner alone far sooner"
+        )
     status = console.status("solving ...") if _show_progress(args, console) else None
     with status or contextlib.nullcontext():
         progress = None
