@@ -342,3 +342,9 @@ def test_solve_of_a_large_board_says_that_pn_is_faster(
     assert seen == [(5, 5)]
     assert cli.main(["solve", "5x5", "--method", "alphabeta", "--no-cache"]) == 0
     assert capsys.readouterr().err == ""  # asked for by name: no note
+
+
+def test_errors_name_the_options_as_typed(capsys: pytest.CaptureFixture[str]) -> None:
+    # It said "invalid max_plies 0", the Python name.
+    assert main(["simulate", "--games", "2", "--max-plies", "0"]) == 1
+    assert capsys.readouterr().err.startswith("error: invalid --max-plies 0:")

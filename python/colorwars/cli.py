@@ -1228,6 +1228,24 @@ def _tolerant_streams() -> None:
                     reconfigure(errors="backslashreplace")
 
 
+# The Python names of settings the command line gives as options of other names, as errors
+# name them ("invalid max_plies 0" for --max-plies 0).
+_OPTION_NAMES = {
+    "max_plies": "--max-plies",
+    "games_per_pair": "--games",
+    "save_every": "--save-every",
+}
+
+
+def _option_names(message: str) -> str:
+    """An error's message with a setting's Python name given as the option's."""
+    return re.sub(
+        r"^invalid (max_plies|games_per_pair|save_every)\b",
+        lambda m: f"invalid {_OPTION_NAMES[m[1]]}",
+        message,
+    )
+
+
 def _closed_pipe() -> int:
     """The end of a run whose output pipe was closed early: Python's recipe (stdout pointed at
     devnull, so the exit's flush cannot fail again), quietly, with the status of a program
@@ -1288,7 +1306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _fail(str(e))
         return 2
     except ColorwarsError as e:
-        _fail(str(e))
+        _fail(_option_names(str(e)))
         return 1
     except MemoryError as e:
         _fail(f"out of memory: {e}" if str(e) else "out of memory")
