@@ -174,12 +174,8 @@ impl LengthTable {
                 // The entry whose searches took the least work goes (what is cheapest to
                 // find again), settled or not: a table full of small settled entries must
                 // still take the estimates the search is working with.
-                let (i, victim) = bucket
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, e)| (e.work > 0, e.work))
-                    .expect("a bucket has slots");
-                if victim.work == 0 {
+                let i = victim(bucket);
+                if bucket[i].work == 0 {
                     self.filled += 1;
                 }
                 bucket[i] = Entry {
@@ -210,14 +206,10 @@ impl LengthTable {
     fn restore(&mut self, e: Entry) {
         let b = self.bucket(e.key);
         let bucket = &mut self.buckets[b];
-        let (i, victim) = bucket
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, v)| (v.work > 0, v.work))
-            .expect("a bucket has slots");
-        if victim.work == 0 {
+        let i = victim(bucket);
+        if bucket[i].work == 0 {
             self.filled += 1;
-        } else if victim.work > e.work {
+        } else if bucket[i].work > e.work {
             return; // a smaller table than the saved one keeps the costlier entries
         }
         bucket[i] = e;
@@ -376,6 +368,14 @@ impl LengthTable {
         };
         Ok((table, info))
     }
+}
+
+/// The slot a new entry takes in `bucket`: an empty one, else the entry whose searches took
+/// the least work (`put` and `restore` alike).
+fn victim(bucket: &[Entry; WAYS]) -> usize {
+    (0..WAYS)
+        .min_by_key(|&i| (bucket[i].work > 0, bucket[i].work))
+        .expect("a bucket has slots")
 }
 
 /// The first bytes of a saved length table (`LengthTable::save`).
