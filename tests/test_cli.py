@@ -118,13 +118,52 @@ def test_simulate_options_and_output(tmp_path: Path, capsys: pytest.CaptureFixtu
     [
         (["--seats", "smart"], "invalid player"),
         (["--size", "1x5"], "2 to 32"),
-        (["--games", "-5"], "number of games"),
         (["--output", "x.txt"], ".csv or .json"),
     ],
 )
 def test_simulate_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["simulate", "--games", "10", *args]) == 1
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["simulate", "--games", "0"],
+        ["simulate", "--games", "-5"],
+        ["tournament", "--entrants", "random,greedy", "--games", "0"],
+        ["openings", "--games", "0"],
+    ],
+)
+def test_no_games_is_a_usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # Before, --games 0 printed tables of nothing and exited 0.
+    with pytest.raises(SystemExit) as usage:
+        main(argv)
+    assert usage.value.code == 2
+    assert "games: at least 1" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_an_output_that_cannot_be_made_stops_the_run_before_it_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # /proc passes every permission check for root and takes no new file: the file is made
+    # and removed before the games, rather than failing after them.
+    assert main(["simulate", "--games", "2", "--output", "/proc/results.csv"]) == 2
+    captured = capsys.readouterr()
+    assert "cannot write results /proc/results.csv" in captured.err
+    assert "games/s" not in captured.out
+    with pytest.raises(colorwars.FileError, match="cannot write"):
+        colorwars.simulate(2).write("/proc/results.csv")
+
+
+def test_ladder_outputs_must_be_named_for_what_they_hold(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["ladder", "random", "greedy", "--games", "2", "--png", "x.txt"]) == 1
+    assert "picture 'x.txt': the file name must end in .png" in capsys.readouterr().err
+    assert main(["ladder", "random", "greedy", "--games", "2", "--json", "x.csv"]) == 1
+    assert "must end in .json" in capsys.readouterr().err
 
 
 def test_solve_command(

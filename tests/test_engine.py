@@ -158,6 +158,7 @@ def test_the_seed_makes_a_search_repeatable() -> None:
         ('analyse {"time": "long"}', "error analyse: time must be a number"),
         ('analyse {"exact": -1}', "error analyse: exact must be from 0 to 3600"),
         ('analyse {"id": [1]}', "error analyse: id must be a text"),
+        ('analyse {"positons": []}', "error analyse: unknown key 'positons': expected positions"),
     ],
 )
 def test_a_bad_line_gets_one_error_line_and_the_engine_goes_on(line: str, says: str) -> None:

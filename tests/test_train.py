@@ -89,6 +89,8 @@ def test_bad_settings_are_refused_before_any_work(tmp_path: Path) -> None:
         train(tmp_path / "b", tiny(sizes=[(1, 40, 1.0)]))
     with pytest.raises(ConfigError, match="games"):
         train(tmp_path / "c", tiny(games=0))
+    # and before the run folder is made: a refused run leaves nothing behind
+    assert not any((tmp_path / name).exists() for name in "abc")
 
 
 def test_colorwars_train_runs_from_the_command_line(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """Files colorwars writes and reads back: written atomically, sealed with a version and
 checksums, checked before they are trusted (SQLite's write-temp-fsync-rename, a BLAKE2b digest).
 
-- ``check_output(path, what)`` before the work: the folder exists and is writable.
+- ``check_output(path, what)`` before the work: the folder exists and takes a new file.
 - ``atomic_open(path, what)`` / ``atomic_write(path, data, what)``: a temporary file in the
   same folder, flushed and fsynced, then renamed over the target (and the folder fsynced), so
   the file is either the old one or the new one whatever happens in between (a crash, Ctrl-C,
@@ -59,9 +59,11 @@ def _reason(e: OSError) -> str:
     return e.strerror or str(e) or type(e).__name__
 
 
-def check_output(path: str | os.PathLike[str], what: str) -> Path:
+def check_output(path: str | os.PathLike[str], what: str, *, probe: bool = True) -> Path:
     """``path`` as a ``Path`` once its folder is known to exist and be writable (checked before
-    any work, so a long run never ends in a file it cannot write); else a ``FileError``."""
+    any work, so a long run never ends in a file it cannot write); else a ``FileError``. With
+    ``probe`` a file is made in the folder and removed, which finds what permissions do not
+    say (root, ``/proc``, a read-only disk)."""
     if not isinstance(path, str | os.PathLike) or not str(path):
         raise FileError(f"invalid {what} {show(path)}: expected a file's path (a str or Path)")
     target = Path(os.fspath(path))
@@ -72,6 +74,18 @@ def check_output(path: str | os.PathLike[str], what: str) -> Path:
         raise FileError(f"cannot write {what} {target}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise FileError(f"cannot write {what} {target}: the folder {folder} is not writable")
+    if not probe:
+        return target
+    # Permissions do not tell everything (root passes every check, /proc takes no new
+    # files, a disk can be read-only): a file is made there and removed, as the write will.
+    trial = _temporary(folder, target)
+    try:
+        fd = os.open(trial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as e:
+        raise FileError(f"cannot write {what} {target}: {_reason(e)}") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(trial)
     return target
 
 
@@ -97,7 +111,7 @@ def atomic_open(
 def atomic_open(path: str | os.PathLike[str], what: str, mode: str = "wb") -> Any:
     """A file object to write ``path`` atomically: the data lands only when the ``with`` block
     ends without an error. ``mode`` is ``"wb"`` or ``"w"`` (UTF-8 text, ``\\n`` line ends)."""
-    return _atomic(check_output(path, what), what, mode)
+    return _atomic(check_output(path, what, probe=False), what, mode)  # the write tries
 
 
 #: Per file system (``st_dev``): whether an anonymous file can be given a name there.

@@ -136,6 +136,14 @@ def _count(text: str) -> int:
     return int(text)
 
 
+def _games(text: str) -> int:
+    """A number of games on the command line: none would print tables of nothing."""
+    n = _count(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n} games: at least 1")
+    return n
+
+
 def parse_seat(text: str) -> int:
     """A seat on the command line: its letter (``a`` to ``h``) or its number (0 to 7)."""
     if len(text) == 1 and text in PLAYER_LETTERS:
@@ -262,7 +270,7 @@ def writable_output(name: str, suffixes: tuple[str, ...], what: str = "output") 
     is writable (a ``FileError`` naming it)."""
     path = Path(name)
     if not path.name.lower().endswith(suffixes):
-        raise ConfigError(f"output {show(name)}: the file name must end in {' or '.join(suffixes)}")
+        raise ConfigError(f"{what} {show(name)}: the file name must end in {' or '.join(suffixes)}")
     return check_output(path, what)
 
 
@@ -611,9 +619,9 @@ def cmd_ladder(args: argparse.Namespace, console: Console) -> int:
 
     plt = require_matplotlib("--png") if args.png else None
     if args.png:
-        check_output(args.png, "picture")
+        writable_output(args.png, (".png",), "picture")
     if args.json:
-        check_output(args.json, "output")
+        writable_output(args.json, (".json",), "output")
     width, height = args.size
     players = [parse_player(name) for name in args.players]
     with _Bar(console, "ladder games") as bar:
@@ -866,7 +874,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play many complete games natively (all cores, reproducible by seed) and "
         "print win rates with 95% intervals, game lengths and speed.",
     )
-    sim.add_argument("--games", type=int, default=100_000, help="how many games (100000)")
+    sim.add_argument("--games", type=_games, default=100_000, help="how many games (100000)")
     sim.add_argument("--size", type=_size, default=(5, 5), help="WIDTHxHEIGHT (5x5)")
     sim.add_argument("--rules", default="colorwars", help="colorwars, classic or OPENING+BURST")
     sim.add_argument("--players", type=int, default=2, help="2 to 8 (2)")
@@ -993,7 +1001,7 @@ def build_parser() -> argparse.ArgumentParser:
     # The flag's old names (--players is a count in simulate and play).
     tour.add_argument("--policies", dest="entrants", action=_Renamed, new="--entrants")
     tour.add_argument("--players", dest="entrants", action=_Renamed, new="--entrants")
-    tour.add_argument("--games", type=int, default=100, help="games per pair (100)")
+    tour.add_argument("--games", type=_games, default=100, help="games per pair (100)")
     tour.set_defaults(run=cmd_tournament)
 
     lad = sub.add_parser(
@@ -1031,7 +1039,7 @@ def build_parser() -> argparse.ArgumentParser:
     op.add_argument("--first", dest="old_a", action=_Renamed, new="--seats A,B")
     op.add_argument("--second", dest="old_b", action=_Renamed, new="--seats A,B")
     op.set_defaults(old_a=None, old_b=None)
-    op.add_argument("--games", type=int, default=200, help="games per opening cell (200)")
+    op.add_argument("--games", type=_games, default=200, help="games per opening cell (200)")
     op.add_argument("--png", type=_text, help="save the heatmap as a PNG (needs colorwars[plot])")
     op.set_defaults(run=cmd_openings)
 

@@ -85,6 +85,8 @@ _COMMANDS = (
     "setoption, stop, quit"
 )
 _BUDGET_KEYS = ("time", "simulations", "depth")
+#: What an ``analyse`` request may hold.
+_ANALYSE_KEYS = ("positions", "id", "time", "simulations", "exact")
 
 
 class _StoppedError(Exception):
@@ -298,6 +300,11 @@ class EngineServer:
             raise EngineError(f"analyse expects one JSON object: {e}") from None
         if not isinstance(request, dict):
             raise EngineError("analyse expects one JSON object (with positions)")
+        unknown = sorted(str(k) for k in request if k not in _ANALYSE_KEYS)
+        if unknown:  # a misspelt key would otherwise be ignored without a word
+            raise EngineError(
+                f"analyse: unknown key {unknown[0][:40]!r}: expected {', '.join(_ANALYSE_KEYS)}"
+            )
         jobs = _analysis_jobs(request, self.game)
         ident = request.get("id")
         if not (ident is None or (isinstance(ident, str | int) and not isinstance(ident, bool))):

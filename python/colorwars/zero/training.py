@@ -560,13 +560,13 @@ def train(
     checkpoint); Ctrl-C stops it after saving the last
     completed iteration. Needs the ``train`` extra (JAX, Flax, Optax)."""
     path = Path(os.fspath(folder))
+    settings = settings or RunSettings()
+    settings.check()  # before the folder is made: a refused run leaves nothing behind
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise FileError(f"cannot make the run folder {path}: {e.strerror or e}") from None
     _files.check_output(path / CHECKPOINT, "training checkpoint")
-    settings = settings or RunSettings()
-    settings.check()
     with _files.locked(path / CHECKPOINT, "run folder's checkpoint"):
         return _train(path, settings, progress, log, given)
 
