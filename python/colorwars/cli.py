@@ -513,8 +513,13 @@ def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
         )  # fmt: skip
     table = Table(
         title=Text(
-            f"round robin, {width}x{height} {result.rules.name}, {args.games} games per pair "
-            "(half with each seat first)"
+            f"round robin, {width}x{height} {result.rules.name}, "
+            + (
+                f"{args.games} games per pair (half with each seat first)"
+                if args.games % 2 == 0
+                else f"{args.games} game{'s' if args.games > 1 else ''} per pair (the odd one "
+                "with the later entrant first)"
+            )
         ),
         title_justify="left",
     )
