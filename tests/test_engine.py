@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import colorwars
@@ -235,8 +236,51 @@ def test_analyse_answers_each_position_then_done() -> None:
     assert "invalid position" in bad["error"]
     assert "the game is over" in over["error"]
     assert done == {
-        "id": "q1", "done": True, "positions": 4, "stopped": False, "seconds": done["seconds"]
+        "id": "q1", "done": True, "positions": 4, "analysed": 2, "stopped": False,
+        "seconds": done["seconds"],
     }  # fmt: skip
+
+
+def test_analyse_of_the_current_game_after_its_end_answers_in_json() -> None:
+    # Without positions the current game is analysed; won, it is an error line like any
+    # other position's (it was a plain `error illegal move` line, with no done line).
+    answers = talk("newgame 2 2", "play a1", "play b2", "play a1", "play b2", "analyse {}")
+    over, done = (json.loads(a) for a in answers[5:])
+    assert over == {"id": None, "index": 0, "error": "the game is over (player b has won)"}
+    assert done["positions"] == 1
+    assert done["analysed"] == 0
+
+
+def test_analyse_refuses_unknown_keys_in_a_position_object() -> None:
+    item = {"position": "3x3 classic 2 .../.../... a - - 0", "movs": ["a1"]}
+    answers = [json.loads(a) for a in talk("analyse " + json.dumps({"positions": [item]}))]
+    assert "unknown key 'movs' in a position" in answers[0]["error"]
+
+
+def test_a_stopped_analysis_still_answers_every_position() -> None:
+    lines: list[str] = []
+    server = EngineServer(lines.append)
+    start = "6x6 classic 2 ....../....../....../....../....../...... a - - 0"
+    request = {"id": 7, "time": 600, "exact": 0, "positions": [start, start, "bad"]}
+    thread = threading.Thread(target=server.handle, args=("analyse " + json.dumps(request), 5))
+    thread.start()
+    server.stop(6)
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    answers = [json.loads(a) for a in lines]
+    assert [a.get("index") for a in answers] == [0, 1, 2, None]
+    assert answers[1]["error"] == answers[2]["error"] == "not analysed: stopped"
+    assert answers[3]["positions"] == 3
+    assert answers[3]["stopped"] is True
+    assert answers[3]["analysed"] <= 1
+
+
+@pytest.mark.parametrize("player", ["learned", "learned:time=5", "learned:3"])
+def test_go_budgets_apply_to_the_learned_player(player: str) -> None:
+    answers = talk("newgame 6 6 classic", f"setoption player={player}", "go depth=2")
+    assert answers[2].startswith("info player=learned(2) "), answers[2]
+    answers = talk("newgame 6 6 classic", f"setoption player={player}", "go time=0.05")
+    assert answers[2].startswith("info player=learned(0.05s) "), answers[2]
 
 
 def test_analyse_refuses_too_many_positions() -> None:
@@ -398,6 +442,37 @@ def test_the_engine_searches_as_the_player_does_in_process() -> None:
         c.request(f"position {g.to_text()}", expect="ok")
         answer = c.request("go depth=3", expect="bestmove")
     assert g.cell(answer.split()[1]) == ai.AlphaBeta(depth=3).choose(g)
+
+
+def test_an_unbalanced_quote_in_an_engine_command_is_our_error() -> None:
+    with pytest.raises(InvalidPlayerError, match="no closing quotation"):
+        Engine("./bot 'x")
+    with pytest.raises(InvalidPlayerError, match="no closing quotation"):
+        parse_player("engine:./bot 'x")
+    with pytest.raises(EngineError, match="no closing quotation"):
+        Client("./bot 'x")
+    answers = talk("setoption player=engine:./bot 'x")
+    assert answers[0].startswith("error invalid engine command"), answers
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no sh")
+def test_an_engine_whose_search_runs_another_program_is_stopped_with_it(tmp_path: Path) -> None:
+    # A launcher or a shell engine whose `go` runs a program: killing the engine alone left
+    # that program holding the pipe, and the forfeit waited for it (25 s a game).
+    script = tmp_path / "slow.sh"
+    script.write_text(
+        'while IFS= read -r line; do case "$line" in\n'
+        "protocol) echo 'protocol colorwars-engine 1 slow 1' ;;\n"
+        "position*) echo ok ;;\n"
+        "go*) sleep 30; echo 'bestmove a1' ;;\n"
+        "quit) exit 0 ;;\n"
+        "esac; done\n"
+    )
+    slow = Engine(["sh", str(script)], time=0.1, grace=0.5)
+    started = time.monotonic()
+    with pytest.raises(EngineError, match="gave no answer within"):
+        slow.choose(colorwars.Game())
+    assert time.monotonic() - started < 10  # a hang would be 30 s
 
 
 def test_ctrl_c_while_an_engine_thinks_stops_it() -> None:

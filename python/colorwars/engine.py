@@ -36,6 +36,7 @@ import contextlib
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import threading
@@ -130,7 +131,8 @@ def _budgeted(name: str, budget: dict[str, float], seed: int) -> Any:
 
 # The players a budget and a seed apply to, and what their shorthand number is.
 _SHORTHAND = {"mcts": "simulations", "zero": "simulations", "alphabeta": "depth",
-              "ab": "depth", "zeroab": "depth", "perfect": "time"}  # fmt: skip
+              "ab": "depth", "learned": "depth", "zeroab": "depth",
+              "perfect": "time"}  # fmt: skip
 
 
 class _StopFlag:
@@ -311,19 +313,21 @@ class EngineServer:
             raise EngineError("analyse: id must be a text or a whole number")
         budget = _analysis_budget(request)
         started = time.perf_counter()
-        done = 0
+        done = analysed = 0
         for index, job in enumerate(jobs):
-            if stop.is_set():
-                break
             answer: dict[str, Any] = {"id": ident, "index": index}
-            if isinstance(job, str):
+            if stop.is_set():  # every position gets its line, those not searched say why
+                answer["error"] = "not analysed: stopped"
+            elif isinstance(job, str):
                 answer["error"] = job
             else:
                 answer.update(_analyse(job, budget, self.seed, stop))
+                analysed += 1
             self.say(json.dumps(answer, separators=(",", ":")))
             done += 1
         return json.dumps({
-            "id": ident, "done": True, "positions": done, "stopped": stop.is_set(),
+            "id": ident, "done": True, "positions": done, "analysed": analysed,
+            "stopped": stop.is_set(),
             "seconds": round(time.perf_counter() - started, 3),
         }, separators=(",", ":"))  # fmt: skip
 
@@ -366,7 +370,9 @@ def _analysis_jobs(request: dict[str, Any], current: Game) -> list[Game | str]:
     ``moves ...``, or objects ``{"position": ..., "moves": [...]}``; none: the engine's
     current game); a position that cannot be read is its error text, answered in its turn."""
     positions = request.get("positions")
-    if positions is None:
+    if positions is None:  # the current game, answered like any other position
+        if current.winner is not None:
+            return [f"the game is over (player {_letter(current.winner)} has won)"]
         return [current.copy()]
     if not isinstance(positions, list) or not positions:
         raise EngineError("analyse: positions must be a non-empty list")
@@ -382,6 +388,11 @@ def _analysis_jobs(request: dict[str, Any], current: Game) -> list[Game | str]:
                 at = words.index("moves") if "moves" in words else len(words)
                 text, moves = " ".join(words[:at]), words[at + 1 :]
             elif isinstance(item, dict) and isinstance(item.get("position"), str):
+                extra = sorted(str(k) for k in item if k not in ("position", "moves"))
+                if extra:
+                    raise EngineError(
+                        f"unknown key {extra[0][:40]!r} in a position: expected position, moves"
+                    )
                 text, moves = item["position"], item.get("moves", [])
                 if not isinstance(moves, list):
                     raise EngineError("moves must be a list of cell names")
@@ -569,6 +580,20 @@ def serve(
     return 0
 
 
+def _command_words(command: str | Sequence[str], error: type[Exception]) -> list[str]:
+    """An engine command as its program and arguments: a text is split as a shell would
+    (an unbalanced quote is ``error``, saying so), a sequence taken as it is."""
+    if not isinstance(command, str):
+        return [str(a) for a in command]
+    try:
+        return shlex.split(command)
+    except ValueError as e:  # "No closing quotation", "No escaped character"
+        raise error(
+            f"invalid engine command {command[:80]!r}: {str(e).lower()} (it is split as a "
+            "shell would: quote an argument with spaces in it, and close every quote)"
+        ) from None
+
+
 class Client:
     """Drives a program that speaks the engine protocol: starts ``command`` (a list of
     arguments, or a text split as a shell would), checks its ``protocol`` answer, then
@@ -585,7 +610,7 @@ class Client:
         timeout: float = 10.0,
         env: dict[str, str] | None = None,
     ) -> None:
-        args = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+        args = _command_words(command, EngineError)
         if not args:
             raise EngineError("invalid engine command: it is empty")
         self.command = args
@@ -619,17 +644,28 @@ class Client:
             self.kill()
             raise
 
+    # The readers close their own streams at the end of the output (every writer gone):
+    # closing a stream under a thread blocked reading it raised in that thread and waited
+    # for whatever still held the pipe open (a program the engine had started).
     def _read(self) -> None:
-        assert self._process.stdout is not None
-        for line in _lines(self._process.stdout):
-            self._answers.put(line)
+        stream = self._process.stdout
+        assert stream is not None
+        with contextlib.suppress(OSError, ValueError):
+            for line in _lines(stream):
+                self._answers.put(line)
         self._answers.put(None)
+        with contextlib.suppress(OSError):
+            stream.close()
 
     def _read_errors(self) -> None:
-        assert self._process.stderr is not None
-        for line in _lines(self._process.stderr):
-            if line:
-                self._stderr.append(line[:200])
+        stream = self._process.stderr
+        assert stream is not None
+        with contextlib.suppress(OSError, ValueError):
+            for line in _lines(stream):
+                if line:
+                    self._stderr.append(line[:200])
+        with contextlib.suppress(OSError):
+            stream.close()
 
     def _failed(self, what: str) -> EngineError:
         self.kill()
@@ -755,13 +791,19 @@ class Client:
                 return
 
     def kill(self) -> None:
+        """Kills the engine and every program it started (its process group: it runs in a
+        session of its own), so that none of them keeps its output open."""
+        # The group outlives its first program while any other member lives (a launcher
+        # script may have exited and left the program it started), and its number is not
+        # given to a new process meanwhile.
+        with contextlib.suppress(OSError):
+            os.killpg(self._process.pid, signal.SIGKILL)
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()
-        for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
+        if self._process.stdin is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self._process.stdin.close()
 
     def close(self) -> None:
         """Ends the engine: ``quit``, a second to go, then killed."""
@@ -781,8 +823,11 @@ class Client:
 
     def __del__(self) -> None:
         process = getattr(self, "_process", None)
-        if process is not None and process.poll() is None:
-            process.kill()
+        if process is not None and process.returncode is None:
+            with contextlib.suppress(OSError):
+                os.killpg(process.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                process.kill()
 
 
 class Engine:
@@ -805,7 +850,7 @@ class Engine:
         startup: float = 30.0,
         name: str | None = None,
     ) -> None:
-        args = shlex.split(command) if isinstance(command, str) else [str(a) for a in command]
+        args = _command_words(command, InvalidPlayerError)
         if not args:
             check.fail(InvalidPlayerError, "engine command", command, "expected a program to run")
         self.command = args
