@@ -275,6 +275,16 @@ def test_a_stopped_analysis_still_answers_every_position() -> None:
     assert answers[3]["analysed"] <= 1
 
 
+def test_the_default_player_hands_games_of_more_than_two_players_to_mcts() -> None:
+    answers = talk("newgame 4 4 classic 3", "go simulations=50", "go depth=3")
+    assert answers[1].startswith("info player=mcts(50) ")
+    assert answers[3].startswith("info player=mcts(")
+    assert answers[4].startswith("bestmove ")
+    # A player set outright is kept: a game it cannot play is an error at go.
+    answers = talk("newgame 4 4 classic 3", "setoption player=alphabeta", "go")
+    assert answers[2].startswith("error invalid player: alpha-beta plays two-player games only")
+
+
 @pytest.mark.parametrize("player", ["learned", "learned:time=5", "learned:3"])
 def test_go_budgets_apply_to_the_learned_player(player: str) -> None:
     answers = talk("newgame 6 6 classic", f"setoption player={player}", "go depth=2")

@@ -160,6 +160,9 @@ class EngineServer:
         self.player = "alphabeta"
         self.seed = 0
         self._set_player(player)
+        # The default player is alpha-beta, which plays two players only: it hands games of
+        # more to MCTS, as colorwars play's ai does. A player named outright is kept.
+        self._default = player == "alphabeta"
         self.stopped_after = -1
 
     def say(self, line: str) -> None:
@@ -259,6 +262,7 @@ class EngineServer:
             raise EngineError("usage: setoption player=NAME or setoption seed=N")
         if key == "player":
             self._set_player(value)
+            self._default = False
         elif key == "seed":
             self.seed = check.seed(int(_number(value, "seed", True)))
         else:
@@ -281,8 +285,13 @@ class EngineServer:
         return budget
 
     def _cmd_go(self, rest: list[str], line: str, stop: _StopFlag) -> str:
-        player = _budgeted(self.player, self._budget(rest), self.seed)
+        budget = self._budget(rest)
         game = self.game.copy()
+        name = self.player
+        if self._default and game.players > 2:
+            name = "mcts"
+            budget.pop("depth", None)  # alpha-beta's; MCTS takes time or simulations
+        player = _budgeted(name, budget, self.seed)
         if game.winner is not None:
             raise EngineError(
                 f"the game is over (player {_letter(game.winner)} has won): no move to search"
