@@ -622,9 +622,9 @@ def cmd_ladder(args: argparse.Namespace, console: Console) -> int:
     from colorwars.ladder import ladder
     from colorwars.players import parse_player
 
-    plt = require_matplotlib("--png") if args.png else None
     if args.png:
         writable_output(args.png, (".png",), "picture")
+    plt = require_matplotlib("--png") if args.png else None
     if args.json:
         writable_output(args.json, (".json",), "output")
     width, height = args.size
