@@ -78,14 +78,13 @@ def check_output(path: str | os.PathLike[str], what: str, *, probe: bool = True)
         return target
     # Permissions do not tell everything (root passes every check, /proc takes no new
     # files, a disk can be read-only): a file is made there and removed, as the write will.
-    trial = _temporary(folder, target)
+    claimed: list[Path] = []
     try:
-        fd = os.open(trial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(_create(folder, target, 0o600, claimed))
     except OSError as e:
         raise FileError(f"cannot write {what} {target}: {_reason(e)}") from None
-    os.close(fd)
-    with contextlib.suppress(OSError):
-        os.unlink(trial)
+    finally:
+        _remove(claimed)
     return target
 
 

@@ -311,18 +311,14 @@ class EngineServer:
             raise EngineError(f"analyse expects one JSON object: {e}") from None
         if not isinstance(request, dict):
             raise EngineError("analyse expects one JSON object (with positions)")
-        unknown = sorted(str(k) for k in request if k not in _ANALYSE_KEYS)
-        if unknown:  # a misspelt key would otherwise be ignored without a word
-            raise EngineError(
-                f"analyse: unknown key {unknown[0][:40]!r}: expected {', '.join(_ANALYSE_KEYS)}"
-            )
+        _known_keys(request, _ANALYSE_KEYS, "analyse: unknown key {key}: expected {allowed}")
         jobs = _analysis_jobs(request, self.game)
         ident = request.get("id")
         if not (ident is None or (isinstance(ident, str | int) and not isinstance(ident, bool))):
             raise EngineError("analyse: id must be a text or a whole number")
         budget = _analysis_budget(request)
         started = time.perf_counter()
-        done = analysed = 0
+        analysed = 0
         for index, job in enumerate(jobs):
             answer: dict[str, Any] = {"id": ident, "index": index}
             if stop.is_set():  # every position gets its line, those not searched say why
@@ -333,9 +329,8 @@ class EngineServer:
                 answer.update(_analyse(job, budget, self.seed, stop))
                 analysed += 1
             self.say(json.dumps(answer, separators=(",", ":")))
-            done += 1
         return json.dumps({
-            "id": ident, "done": True, "positions": done, "analysed": analysed,
+            "id": ident, "done": True, "positions": len(jobs), "analysed": analysed,
             "stopped": stop.is_set(),
             "seconds": round(time.perf_counter() - started, 3),
         }, separators=(",", ":"))  # fmt: skip
@@ -374,6 +369,14 @@ def _decide(player: Any, game: Game, stop: _StopFlag) -> Decision:
     return Decision(player.choose(game), 0, time.perf_counter() - start)
 
 
+def _known_keys(obj: dict[str, Any], allowed: Sequence[str], message: str) -> None:
+    """Refuses a key of ``obj`` outside ``allowed`` (a misspelt key would otherwise be
+    ignored without a word): ``message`` with ``{key}`` and ``{allowed}`` filled in."""
+    unknown = sorted(str(k) for k in obj if k not in allowed)
+    if unknown:
+        raise EngineError(message.format(key=repr(unknown[0][:40]), allowed=", ".join(allowed)))
+
+
 def _analysis_jobs(request: dict[str, Any], current: Game) -> list[Game | str]:
     """The games of an analysis request (``positions``: notations, optionally with
     ``moves ...``, or objects ``{"position": ..., "moves": [...]}``; none: the engine's
@@ -397,11 +400,11 @@ def _analysis_jobs(request: dict[str, Any], current: Game) -> list[Game | str]:
                 at = words.index("moves") if "moves" in words else len(words)
                 text, moves = " ".join(words[:at]), words[at + 1 :]
             elif isinstance(item, dict) and isinstance(item.get("position"), str):
-                extra = sorted(str(k) for k in item if k not in ("position", "moves"))
-                if extra:
-                    raise EngineError(
-                        f"unknown key {extra[0][:40]!r} in a position: expected position, moves"
-                    )
+                _known_keys(
+                    item,
+                    ("position", "moves"),
+                    "unknown key {key} in a position: expected {allowed}",
+                )
                 text, moves = item["position"], item.get("moves", [])
                 if not isinstance(moves, list):
                     raise EngineError("moves must be a list of cell names")
@@ -601,6 +604,12 @@ def _command_words(command: str | Sequence[str], error: type[Exception]) -> list
             f"invalid engine command {command[:80]!r}: {str(e).lower()} (it is split as a "
             "shell would: quote an argument with spaces in it, and close every quote)"
         ) from None
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kills every program of ``process``'s group (it runs in a session of its own)."""
+    with contextlib.suppress(OSError):
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 class Client:
@@ -805,8 +814,7 @@ class Client:
         # The group outlives its first program while any other member lives (a launcher
         # script may have exited and left the program it started), and its number is not
         # given to a new process meanwhile.
-        with contextlib.suppress(OSError):
-            os.killpg(self._process.pid, signal.SIGKILL)
+        _kill_group(self._process)
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()
@@ -833,8 +841,7 @@ class Client:
     def __del__(self) -> None:
         process = getattr(self, "_process", None)
         if process is not None and process.returncode is None:
-            with contextlib.suppress(OSError):
-                os.killpg(process.pid, signal.SIGKILL)
+            _kill_group(process)
             with contextlib.suppress(OSError):
                 process.kill()
 
