@@ -54,7 +54,8 @@ impl fmt::Display for Error {
             Error::IllegalMove { cell, reason } => write!(f, "illegal move {cell}: {reason}"),
             Error::GameOver { winner } => write!(
                 f,
-                "illegal move: the game is over (player {winner} has won); no move is allowed"
+                "illegal move: the game is over (player {} has won); no move is allowed",
+                (b'a' + (*winner).min(7)) as char
             ),
             Error::InvalidPosition(msg) => write!(f, "invalid position: {msg}"),
             Error::OutOfMemory(what) => write!(f, "not enough memory for {what}"),

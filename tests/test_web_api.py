@@ -232,6 +232,9 @@ def test_check_move_says_why(client: TestClient) -> None:
     assert client.get(url).json()["ply"] == 1
     r = client.get(f"{url}/check-move", params={"square": "a1"})
     assert r.status_code == 400
+    r = client.get(f"{url}/check-move")  # no cell: a bad request, not "None is not a cell"
+    assert r.status_code == 400
+    assert r.json() == {"error": "check move needs a cell, e.g. ?cell=c3", "type": "BadRequest"}
 
 
 def test_undo(client: TestClient) -> None:
@@ -251,7 +254,24 @@ def test_undo(client: TestClient) -> None:
     assert client.post(f"{url}/undo").json()["ply"] == 0
     r = client.post(f"{url}/undo")
     assert r.status_code == 409
-    assert "cannot undo 1" in r.json()["error"]
+    assert r.json()["error"] == "cannot undo 1 move: 0 played since the game began"
+    # A JSON null is refused (an empty body is no fields), and the game is unchanged.
+    r = client.post(f"{url}/undo", content="null", headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    assert "JSON null" in r.json()["error"]
+
+
+def test_a_won_game_names_the_winner_by_letter(client: TestClient) -> None:
+    """Every message names players by letter: "player b has won", never "player 1"."""
+    g = new_game(client, width=3, height=3, seats=["human", "human"])
+    url = f"/api/games/{g['id']}"
+    for cell in (0, 4, 0, 4):
+        g = client.post(f"{url}/moves", json={"cell": cell}).json()
+    assert g["winner"] == 1
+    r = client.post(f"{url}/moves", json={"cell": 1})
+    assert r.status_code == 409
+    assert "(player b has won)" in r.json()["error"]
+    assert "(player b has won)" in client.get(f"{url}/check-move?cell=1").json()["reason"]
 
 
 def test_records_and_positions_load(client: TestClient) -> None:
@@ -392,6 +412,16 @@ BAD_NEW_GAMES = [
     ({"seats": ["human", "zero:20001"]}, 400, "InvalidPlayerError", "simulations"),
     ({"rules": "none+empty", "seats": ["human", "zero"]}, 400, "InvalidPlayerError", "rules"),
     ({"seats": ["human", 7]}, 400, "InvalidPlayerError", "invalid player"),
+    # A web seat names only the web's players: nothing a client names is run or allocated.
+    (
+        {"seats": ["human", "perfect:time=100:memory=64G"]},
+        400,
+        "InvalidPlayerError",
+        "perfect player takes no settings",
+    ),
+    ({"seats": ["human", "engine:./bot"]}, 400, "InvalidPlayerError", "web app's players"),
+    ({"seats": ["human", "zeroab"]}, 400, "InvalidPlayerError", "web app's players"),
+    ({"seats": ["human", "random:3"]}, 400, "InvalidPlayerError", "web app's players"),
     ({"seed": -1}, 400, "ConfigError", "seed"),
     ({"colour": "red"}, 400, "BadRequest", "unknown field 'colour'"),
     ({"position": "garbage"}, 400, "InvalidPositionError", "position"),
@@ -421,6 +451,7 @@ def test_bad_new_games(client: TestClient, body: Any, status: int, kind: str, wo
         ('{"width": 1' + "0" * 5000 + "}", "not valid JSON"),
         ("[" * 100_000 + "]" * 100_000, "not valid JSON"),
         (b"\xff\xfe", "not valid JSON"),
+        ("null", "JSON null"),
     ],
 )
 def test_malformed_bodies(client: TestClient, content: str | bytes, words: str) -> None:
@@ -454,7 +485,7 @@ BAD_ON_A_GAME = [
     ("ai-move", {"ai": "mcts:0"}, 400, "InvalidPlayerError", "simulations"),
     ("analysis", {"simulations": 10**9}, 400, "ConfigError", "simulations"),
     ("analysis", {"simulations": "many"}, 400, "ConfigError", "simulations"),
-    ("hint", {"ai": "greedy"}, 400, "BadRequest", "unknown field"),
+    ("hint", {"ai": "greedy"}, 400, "BadRequest", "unknown field 'ai'; it takes none"),
 ]
 
 

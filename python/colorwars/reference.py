@@ -153,7 +153,8 @@ class Game:
         s = self._state
         if s.winner is not None:
             raise GameOverError(
-                f"illegal move: the game is over (player {s.winner} has won); no move is allowed"
+                f"illegal move: the game is over (player {'abcdefgh'[s.winner]} has won); "
+                "no move is allowed"
             )
         if cell not in self.legal_moves():
             raise IllegalMoveError(f"illegal move {cell}: {self._why_illegal()}")

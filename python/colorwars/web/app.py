@@ -115,9 +115,14 @@ async def read_json(request: Request) -> object:
     if not data.strip():
         return None
     try:
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+        body = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
     except (ValueError, RecursionError) as e:
         raise RequestError(400, "BadJSON", f"the body is not valid JSON: {e}") from None
+    if body is None:  # a JSON null is not an empty body: the client meant something else
+        raise RequestError(
+            400, "BadRequest", "the body is JSON null: send an object ({} for no fields)"
+        )
+    return body
 
 
 def _no_constant(name: str) -> object:
@@ -623,7 +628,9 @@ def create_app(
         page to say why, without a refused request in the browser's console)."""
         game = live(request)
         query = body_fields(dict(request.query_params), ("cell",), "check move")
-        cell: object = query.get("cell")
+        if "cell" not in query:
+            raise RequestError(400, "BadRequest", "check move needs a cell, e.g. ?cell=c3")
+        cell: object = query["cell"]
         if isinstance(cell, str) and cell.isdigit():
             cell = int(cell)
         trial = game.game.copy()

@@ -40,7 +40,16 @@ from colorwars.errors import (
 )
 from colorwars.game import Game
 from colorwars.perfect import Perfect
-from colorwars.players import MCTS, AlphaBeta, Greedy, Random, native_game, parse_player
+from colorwars.players import _NAMES as PLAYER_NAMES
+from colorwars.players import (
+    MCTS,
+    AlphaBeta,
+    Greedy,
+    Player,
+    Random,
+    native_game,
+    parse_player,
+)
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS, resolve
 from colorwars.web.db import GameDB, StoreError
@@ -164,11 +173,8 @@ def body_fields(body: object, allowed: tuple[str, ...], what: str) -> Mapping[st
         raise RequestError(400, "BadRequest", f"{what}: expected a JSON object")
     unknown = sorted(k for k in body if k not in allowed)
     if unknown:
-        raise RequestError(
-            400,
-            "BadRequest",
-            f"{what}: unknown field {unknown[0]!r}; allowed are {', '.join(allowed)}",
-        )
+        known = f"allowed are {', '.join(allowed)}" if allowed else "it takes none"
+        raise RequestError(400, "BadRequest", f"{what}: unknown field {unknown[0]!r}; {known}")
     return body
 
 
@@ -184,7 +190,7 @@ def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
         name = DIFFICULTIES[level]
         if level == "hard" and game.players != 2:
             name = "mcts:time=1"
-    player = parse_player(name)  # type: ignore[arg-type]  # parse_player checks the type
+    player = web_player(name)
     if isinstance(player, MCTS):
         # A time alone (``mcts:time=1``): as many simulations as the web allows within it.
         asked = player.simulations or (MAX_SIMULATIONS if player.time else 0)
@@ -225,10 +231,45 @@ def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
         )
         budget = seconds if player.time is None else min(seconds, player.time)
         return Zero(simulations=n, time=budget, seed=seed, probe=player.probe)
-    raise InvalidPlayerError(
-        f"invalid player {name!r}: the web app's players are human, easy, medium, hard, "
-        "perfect, random, greedy, mcts:SIMULATIONS, alphabeta:DEPTH and zero:SIMULATIONS"
-    )
+    raise InvalidPlayerError(f"invalid player {name!r}: the web app's players are {WEB_PLAYERS}")
+
+
+# The names a web seat takes: a difficulty, or one of these kinds with its settings. The
+# others (an engine's command, zeroab, perfect with settings) are the command line's: a
+# server does not run what a client names, nor give it a proof table of the size it asks.
+WEB_PLAYERS = (
+    "human, easy, medium, hard, perfect, random, greedy, mcts[:SIMULATIONS], "
+    "alphabeta[:DEPTH], learned[:DEPTH], zero[:SIMULATIONS], or settings after the name as "
+    "mcts:time=1, alphabeta:time=0.5, learned:time=1 or zero:time=0.1"
+)
+_WEB_KINDS = ("random", "greedy", "mcts", "alphabeta", "ab", "learned", "zero")
+
+
+def web_player(name: object) -> Player:
+    """An AI a web seat may name, parsed (``InvalidPlayerError`` naming the web's players for
+    any other, before anything is built: ``perfect:memory=64G`` allocates nothing)."""
+    if not isinstance(name, str):
+        raise InvalidPlayerError(
+            f"invalid player {name!r}: expected a name; the web app's players are {WEB_PLAYERS}"
+        )
+    kind = name.strip().lower().partition(":")[0]
+    if kind == "perfect":
+        raise InvalidPlayerError(
+            f"invalid player {name!r}: the web app's perfect player takes no settings (the "
+            "server sets its time and memory); name it 'perfect'"
+        )
+    if kind not in _WEB_KINDS:
+        raise InvalidPlayerError(
+            f"invalid player {name!r}: the web app's players are {WEB_PLAYERS}"
+        )
+    try:
+        return parse_player(name)
+    except InvalidPlayerError as e:
+        if PLAYER_NAMES in str(e):  # the command line's list: say the web's
+            raise InvalidPlayerError(
+                f"invalid player {name!r}: the web app's players are {WEB_PLAYERS}"
+            ) from None
+        raise
 
 
 def _zero_simulations_asked(player: Zero) -> bool:
@@ -279,7 +320,7 @@ def seat_name(name: object, game: Game) -> str:
     if isinstance(name, str) and name.strip().lower() in DIFFICULTIES:
         ai_player(name, game, 0, AI_SECONDS)  # checks it plays this board
         return name.strip().lower()
-    asked = parse_player(name) if isinstance(name, str) else None
+    asked = web_player(name)
     player = ai_player(name, game, 0, AI_SECONDS)
     timed = getattr(asked, "time", None)
     if isinstance(player, MCTS):
@@ -757,7 +798,8 @@ class LiveGame:
         n = check.whole(plies, "plies", 1, check.MAX_PLIES)
         if n > len(self.movers):
             raise InvalidIndexError(
-                f"cannot undo {n} moves: {len(self.movers)} played since the game began"
+                f"cannot undo {n} move{'s' if n != 1 else ''}: {len(self.movers)} played "
+                "since the game began"
             )
         undone = []
         for _ in range(n):
