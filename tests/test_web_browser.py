@@ -385,6 +385,121 @@ def test_the_page_at_a_phones_width(browser: Any, server: str, shots: Path) -> N
     assert not problems, problems
 
 
+def start_from_form(page: Any, board_value: str, seats: tuple[str, str]) -> None:
+    """A new game from the form: the board's preset (``"8x10"``), the two seats' kinds."""
+    page.click("#new-game-button")
+    page.select_option("#ng-board", board_value)
+    kinds = page.locator("#ng-seats .seat-kind")
+    for k, kind in enumerate(seats):
+        kinds.nth(k).select_option(kind)
+    old = board(page, "game")
+    page.click("#ng-start")
+    page.wait_for_function(f"() => document.getElementById('board').dataset.game !== '{old}'")
+
+
+def test_a_tall_board_and_the_toolbar_fit_the_window(browser: Any, server: str) -> None:
+    """The board is sized to the window's height as well as its width: on a laptop's screen an
+    8 x 10 board and the toolbar under it are in view without scrolling (it was sized to the
+    width only, and the toolbar was below the fold); on a phone, a game started from the form
+    (below the board) scrolls back to the board."""
+    page, problems = open_page(browser, server, viewport={"width": 1280, "height": 720})
+    start_from_form(page, "8x10", ("human", "greedy"))
+    for selector in ("#board svg", "#undo", "#skip"):
+        box = page.locator(selector).bounding_box()
+        assert box["y"] >= 0, (selector, box)
+        assert box["y"] + box["height"] <= 720, (selector, box)
+    cell = page.locator('#board [data-cell="0"] .bg').bounding_box()
+    assert cell["height"] >= 40  # not shrunk more than it must be
+    assert not problems, problems
+    phone = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+    page, problems = open_page(browser, server, **phone)
+    page.tap("#new-game-button")
+    page.wait_for_selector("#new-game-panel[open] #ng-start")
+    page.locator("#ng-start").scroll_into_view_if_needed()
+    assert page.locator("#board svg").bounding_box()["y"] < 0  # the form is below the board
+    old = board(page, "game")
+    page.tap("#ng-start")
+    page.wait_for_function(f"() => document.getElementById('board').dataset.game !== '{old}'")
+    page.wait_for_function(
+        "() => document.getElementById('play').getBoundingClientRect().top >= -1"
+    )
+    box = page.locator("#board svg").bounding_box()
+    assert 0 <= box["y"] < 844 / 2
+    assert not problems, problems
+
+
+def test_keyboard_play_skip_and_the_analysis_box(browser: Any, server: str) -> None:
+    """Keyboard play keeps its focus on the board through every move (it went to the page's
+    body), the arrow keys move between cells, and the result takes the focus; Skip pressed
+    between moves does not skip the next move's animation; the analysis box refuses a number
+    of simulations it cannot use (0 was silently 10,000) and clears the last error."""
+    page, problems = open_page(browser, server, viewport={"width": 1280, "height": 860})
+    page.select_option("#speed", "50")
+    # 3 x 3, two humans at this keyboard: a on a1 (three orbs), b on b2, a on a1 bursts.
+    page.click("#new-game-button")
+    page.select_option("#ng-board", "custom")
+    page.fill("#ng-width", "3")
+    page.fill("#ng-height", "3")
+    page.dispatch_event("#ng-height", "change")
+    kinds = page.locator("#ng-seats .seat-kind")
+    kinds.nth(0).select_option("human")
+    kinds.nth(1).select_option("human")
+    old = board(page, "game")
+    page.click("#ng-start")
+    page.wait_for_function(f"() => document.getElementById('board').dataset.game !== '{old}'")
+    focused = "() => document.activeElement.dataset.cell ?? document.activeElement.id ?? ''"
+    page.focus('#board [data-cell="0"]')
+    page.keyboard.press("Enter")
+    page.wait_for_function(IDLE, arg=0)
+    assert page.evaluate(focused) == "0"  # still on a1, not on the page's body
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate(focused) == "4"
+    page.keyboard.press("Enter")
+    page.wait_for_function(IDLE, arg=1)
+    assert page.evaluate(focused) == "4"
+    # Skip between moves, then a move that bursts: its waves are still shown.
+    page.click("#skip")
+    before = int(board(page, "waves-animated"))
+    page.focus('#board [data-cell="0"]')
+    page.keyboard.press("Enter")
+    page.wait_for_function(IDLE, arg=2)
+    assert int(board(page, "waves-animated")) > before
+    # b on b2 again ends it: the result's Rematch takes the focus.
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#result:not([hidden])")
+    page.wait_for_function("() => document.activeElement.id === 'rematch'")
+    # Analysis: a number it cannot use is refused in words, and the error goes with the next.
+    page.click("#rematch")
+    page.wait_for_function("() => document.getElementById('board').dataset.ply === '0'")
+    page.click("#view-study")
+    for bad in ("0", "2.5", "99999999999"):
+        page.fill("#analysis-simulations", bad)
+        page.click("#analyse")
+        assert "a whole number from 1 to" in page.inner_text("#message")
+        assert page.locator("#board .shade").count() == 0
+    page.fill("#analysis-simulations", "200")
+    page.click("#analyse")
+    page.wait_for_selector("#board .shade")
+    assert page.inner_text("#message") == ""
+    assert "200 simulations" in page.inner_text("#analysis-result")
+    assert not problems, problems
+
+
+def test_a_server_that_stopped_is_said_in_words(browser: Any) -> None:
+    """The browser's "Failed to fetch" says nothing to a player: the page says the server did
+    not answer."""
+    with serving() as url:
+        page, problems = open_page(browser, url, viewport={"width": 1280, "height": 860})
+    page.click('#board [data-cell="12"]')
+    page.wait_for_function(
+        "() => document.getElementById('message').textContent.includes('server did not answer')"
+    )
+    assert all("Failed to load" in p or "ERR_CONNECTION" in p for p in problems), problems
+
+
 def test_dark_mode_and_colours(browser: Any, server: str, shots: Path) -> None:
     """The theme follows the system, and the toggle overrides it; a colour chosen in the
     picker colours the board, and one too close to another's is refused."""

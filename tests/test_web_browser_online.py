@@ -332,6 +332,52 @@ def test_a_link_with_a_token_of_no_seat_leaves_the_seats_own(browser: Any) -> No
             a.close()
 
 
+def test_the_creator_keeps_the_links_and_their_seat(browser: Any) -> None:
+    """The share links survive the creator's reload (they were gone: the server gives them
+    once); the creator opening the friend's link in another tab of the same browser plays b
+    in that tab and keeps seat a everywhere else (the link's token replaced a's, and the game
+    was stuck with nobody on a); a spectator sees the seats as humans, not as "friend"."""
+    with serving() as url:
+        a = Page(browser, url, **DESKTOP)
+        try:
+            game_id, links = create_online(a)
+            mine = token_in(a, game_id)
+            a.page.reload()
+            a.page.wait_for_selector('#online-links input[data-link="b"]')
+            assert a.page.input_value('#online-links input[data-link="b"]') == links["b"]
+            # The friend's link in a second tab of the creator's browser.
+            tab = a.context.new_page()
+            tab.goto(links["b"])
+            tab.wait_for_selector('#board[data-state="waiting"]')
+            tab.select_option("#speed", "0")
+            assert "You play b" in tab.inner_text("#online-seat")
+            assert "other tabs keep playing a" in tab.inner_text("#message")
+            assert token_in(a, game_id) == mine  # the browser's own seat is still a
+            # a (reloaded: the browser's token) and b (this tab's) play each other.
+            a.page.reload()
+            a.page.wait_for_selector('#board[data-state="ready"]')
+            assert "You play a" in a.page.inner_text("#online-seat")
+            a.page.click('#board [data-cell="12"]')
+            tab.wait_for_selector('#board[data-state="ready"]')
+            tab.click('#board [data-cell="0"]')
+            position = "5x5 colorwars 2 3b..../...../..3a../...../..... a ab - 2"
+            a.wait_position(position)
+            # The tab keeps b through its own reload.
+            tab.reload()
+            tab.wait_for_selector('#board[data-state="waiting"]')
+            assert "You play b" in tab.inner_text("#online-seat")
+            # A spectator's legend: "human" for both seats, never "friend" or "you".
+            watcher = Page(browser, links["spectator"], **DESKTOP)
+            legend = watcher.page.inner_text("#legend")
+            assert "friend" not in legend
+            assert "you" not in legend
+            assert legend.count("human") == 2
+            watcher.close()
+            assert not a.problems, a.problems
+        finally:
+            a.close()
+
+
 def test_moves_pushed_while_busy_do_not_turn_the_board_back(browser: Any) -> None:
     """Online against three AI seats: the moves pushed while this page was asking for the next
     AI move are from the past once it has shown it; the board stays on the newest position

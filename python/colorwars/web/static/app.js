@@ -57,13 +57,57 @@
   };
   const settings = Object.assign({ theme: "system", sound: false, colours: [], seenHelp: false }, store.get("settings", {}));
   const saveSettings = () => store.set("settings", settings);
+  // A seat's token, kept for each game: this browser's (localStorage, shared by its tabs),
+  // and a tab's own (sessionStorage) when a link for another seat of the same game is opened
+  // here: the creator trying the friend's link plays b in that tab and keeps a everywhere
+  // else, rather than losing seat a's token.
+  const tabStore = {
+    get() {
+      try { return JSON.parse(sessionStorage.getItem("colorwars.tab-tokens")) || {}; } catch (e) { return {}; }
+    },
+    set(value) {
+      try { sessionStorage.setItem("colorwars.tab-tokens", JSON.stringify(value)); } catch (e) { /* private mode */ }
+    },
+  };
   const tokens = store.get("tokens", {});
-  const tokenFor = (id) => tokens[id] || null;
+  const tabTokens = tabStore.get();
+  const tokenFor = (id) => tabTokens[id] || tokens[id] || null;
+  // Bounded maps, the oldest first out; merged with what other tabs wrote since.
+  function remember(key, map, id, value) {
+    const all = Object.assign(store.get(key, {}), { [id]: value });
+    delete all[id];
+    all[id] = value; // the newest last
+    const ids = Object.keys(all);
+    while (ids.length > 200) delete all[ids.shift()];
+    store.set(key, all);
+    Object.assign(map, all);
+  }
   function keepToken(id, token) {
-    tokens[id] = token;
-    const ids = Object.keys(tokens);
-    while (ids.length > 200) delete tokens[ids.shift()]; // bounded, the oldest first
-    store.set("tokens", tokens);
+    remember("tokens", tokens, id, token);
+  }
+  function keepTabToken(id, token) {
+    if (token === null) delete tabTokens[id];
+    else tabTokens[id] = token;
+    tabStore.set(tabTokens);
+  }
+  // A rematch is played with the same tokens: kept where the old game's was.
+  function carryToken(from, to) {
+    if (tabTokens[from]) keepTabToken(to, tabTokens[from]);
+    else if (tokens[from]) keepToken(to, tokens[from]);
+  }
+  // The share links of the online games this browser made (the server gives them once).
+  const links = store.get("links", {});
+  const keepLinks = (id, value) => remember("links", links, id, value);
+  // A rematch's links: the same tokens, the new game's id; swapped seats swap the letters.
+  function carryLinks(from, to, swap) {
+    const old = links[from];
+    if (!old) return;
+    const moved = {};
+    for (const [who, url] of Object.entries(old)) {
+      const seat = swap && (who === "a" || who === "b") ? (who === "a" ? "b" : "a") : who;
+      moved[seat] = url.replace(`game=${from}`, `game=${to}`);
+    }
+    keepLinks(to, moved);
   }
 
   class ApiError extends Error {
@@ -74,16 +118,22 @@
     }
   }
 
-  async function api(method, path, body) {
+  async function api(method, path, body, asToken) {
     const init = { method, headers: {} };
     const game = /^\/api\/games\/([^/?]+)/.exec(path);
-    const token = game ? tokenFor(game[1]) : null;
+    const token = asToken !== undefined ? asToken : game ? tokenFor(game[1]) : null;
     if (token) init.headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
     }
-    const response = await fetch(path, init);
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch (e) {
+      // The browser's own words ("Failed to fetch") say nothing to a player.
+      throw new ApiError("the server did not answer: is colorwars serve still running? Reload the page once it is", "NoServer", 0);
+    }
     let data;
     try {
       data = await response.json();
@@ -125,6 +175,14 @@
   // Whose turn this browser plays: any human seat offline; online, only its own seat.
   const mine = (g, p) => isHuman(g, p) && (!g.online || ui.seat === p);
   const LEVELS = { easy: "Easy", medium: "Medium", hard: "Hard", perfect: "Perfect" };
+  // The rule sets as people know them; the API's name after it (records and positions use it).
+  const RULES = {
+    colorwars: "Color Wars",
+    classic: "Classic",
+    "drop3+subtract": "Color Wars start, classic bursts",
+    "none+empty": "Classic start, Color Wars bursts",
+  };
+  const ruleLabel = (r) => RULES[r] || r;
   const seatLabel = (kind) => LEVELS[kind] || kind;
 
   function say(text, info = false) {
@@ -184,7 +242,13 @@
   // marks: {last, bursting: [], captured: [], clickable: bool}
   function draw(g, counts, owners, marks = {}) {
     ui.shown = { counts, owners };
+    // Keyboard focus on a cell stays on that cell through the redraw (every move redraws).
+    const active = document.activeElement;
+    const focused = active && board.contains(active) ? active.closest("[data-cell]") : null;
+    const keep = focused ? Number(focused.dataset.cell) : active === board ? ui.focusCell : null;
     const w = MARGIN + g.width * CELL + 2, h = MARGIN + g.height * CELL + 2;
+    // The board's shape, for the layout to fit it in the window's height as well as its width.
+    document.documentElement.style.setProperty("--board-aspect", (w / h).toFixed(4));
     const svg = el("svg", { viewBox: `0 0 ${w} ${h}`, role: "group", "aria-label": `${g.width} by ${g.height} board` });
     for (let x = 0; x < g.width; x++) {
       el("text", { x: MARGIN + x * CELL + CELL / 2, y: MARGIN - 8, "text-anchor": "middle", class: "label" }, svg).textContent = columnName(x);
@@ -213,10 +277,10 @@
       const cell = el("g", { class: classes.join(" "), "data-cell": i, transform: `translate(${MARGIN + x * CELL} ${MARGIN + y * CELL})` }, svg);
       const name = cellName(g, i);
       cell.setAttribute("aria-label", n ? `${name}: ${n} orb${n > 1 ? "s" : ""} of player ${letter(owner)}` : `${name}: empty`);
-      if (legal.has(i)) {
-        cell.setAttribute("tabindex", "0");
-        cell.setAttribute("role", "button");
-      }
+      // Legal cells are in the Tab order; every cell takes focus from the arrow keys (Enter
+      // on an illegal one says why it is not a move).
+      cell.setAttribute("tabindex", legal.has(i) ? "0" : "-1");
+      if (legal.has(i)) cell.setAttribute("role", "button");
       el("rect", { class: "bg", width: CELL, height: CELL }, cell);
       if (hinted) {
         // Not the dashed "one more orb bursts" frame: a ring and a star, in the hint's green.
@@ -250,6 +314,10 @@
     }
     el("g", { class: "flyers" }, svg);
     board.replaceChildren(svg);
+    if (keep !== null && keep !== undefined && keep < counts.length) {
+      ui.focusCell = keep;
+      svg.querySelector(`[data-cell="${keep}"]`).focus({ preventScroll: true });
+    }
   }
 
   function show(g) {
@@ -319,7 +387,7 @@
   function seatName(g, p) {
     const kind = seatKind(g, p);
     if (kind !== "human") return seatLabel(kind);
-    if (g.online) return ui.seat === p ? "you" : "friend";
+    if (g.online) return ui.seat === p ? "you" : ui.seat === null || ui.seat === undefined ? "human" : "friend";
     return humans(g) === 1 ? "you" : "human";
   }
 
@@ -569,10 +637,17 @@
     stopReplayTimer();
     $("analysis-result").textContent = "";
     store.set("current", g.id);
+    revealBoard();
     listen(g);
     show(g);
     colourPickers();
     aiTurns();
+  }
+
+  // On a phone the side panels are below the board: a game started there scrolls back to it.
+  function revealBoard() {
+    const top = $("play").getBoundingClientRect().top;
+    if (top < 0 || top > window.innerHeight * 0.5) $("play").scrollIntoView({ block: "start" });
   }
 
   async function newGame(body) {
@@ -580,7 +655,7 @@
     const g = await busy(() => api("POST", "/api/games", body));
     if (g) {
       if (g.token) keepToken(g.id, g.token);
-      if (g.links) ui.links = { id: g.id, links: g.links };
+      if (g.links) keepLinks(g.id, g.links);
       ui.setup = { ...body };
       delete ui.setup.position;
       delete ui.setup.record;
@@ -606,8 +681,8 @@
     source.addEventListener("rematch", (event) => {
       const data = JSON.parse(event.data);
       if (!ui.game || ui.game.id !== data.id || ui.rematching === data.id) return; // its own
-      const token = tokenFor(data.id);
-      if (token) keepToken(data.rematch, token);
+      carryToken(data.id, data.rematch);
+      carryLinks(data.id, data.rematch, data.swap);
       say("A rematch: the new game is on.", true);
       openGame(data.rematch);
     });
@@ -688,7 +763,16 @@
   // ---- analysis -----------------------------------------------------------------------------
   async function analyse() {
     const g = ui.game;
-    const simulations = Number($("analysis-simulations").value) || ui.options.analysis_default;
+    const input = $("analysis-simulations");
+    const simulations = Number(input.value);
+    const most = ui.options.limits.simulations;
+    say(""); // an earlier analysis's error is not this one's
+    if (input.validity.badInput || !input.value.trim() || !Number.isInteger(simulations) || simulations < 1 || simulations > most) {
+      $("analysis-result").textContent = "";
+      say(`Simulations: a whole number from 1 to ${most.toLocaleString()}, not ${input.validity.badInput || !input.value.trim() ? "that" : input.value}.`);
+      input.focus();
+      return;
+    }
     $("analysis-result").textContent = "Searching…";
     const result = await busy(() => api("POST", `/api/games/${g.id}/analysis`, { simulations }));
     if (!result) { $("analysis-result").textContent = ""; return; }
@@ -739,7 +823,10 @@
   function result(g) {
     const box = $("result");
     const over = g.winner !== null && !ui.replay;
+    const appears = box.hidden && over && !ui.resultClosed;
     box.hidden = !over || ui.resultClosed;
+    // A keyboard user is taken to the result's buttons, not left on a board that is over.
+    if (appears) setTimeout(() => { if (!box.hidden) $("rematch").focus({ preventScroll: true }); }, 0);
     board.parentElement.classList.toggle("finished", over && !ui.resultClosed);
     if (!over) { box.dataset.result = ""; return; }
     box.dataset.result = String(g.winner);
@@ -772,11 +859,11 @@
   // follows (the server's "rematch" event), each player keeping their own token.
   async function rematch(swap) {
     const g = ui.game;
-    const token = tokenFor(g.id);
     ui.rematching = g.id; // its "rematch" event is this browser's own
     const next = await busy(async () => {
       const made = await api("POST", `/api/games/${g.id}/rematch`, { swap });
-      if (token) keepToken(made.id, token);
+      carryToken(g.id, made.id);
+      carryLinks(g.id, made.id, swap && g.players === 2);
       return made;
     });
     ui.rematching = null;
@@ -794,13 +881,14 @@
     $("online-seat").textContent = ui.seat === null || ui.seat === undefined
       ? "You are watching this game."
       : `You play ${letter(ui.seat)}. Moves arrive here as soon as they are made.`;
-    const links = ui.links && ui.links.id === g.id ? ui.links.links : null;
+    // The links this browser was given when it made the game (kept across reloads).
+    const shared = links[g.id] || null;
     const box = $("online-links");
-    if (!links) { box.replaceChildren(); return; }
+    if (!shared) { box.replaceChildren(); delete box.dataset.game; return; }
     if (box.dataset.game === g.id) return;
     box.dataset.game = g.id;
     box.replaceChildren();
-    for (const [who, url] of Object.entries(links)) {
+    for (const [who, url] of Object.entries(shared)) {
       const row = document.createElement("div");
       row.className = "row link";
       const label = document.createElement("span");
@@ -953,7 +1041,7 @@
       button.className = "link";
       button.dataset.game = g.id;
       const state = g.winner === null ? `move ${g.ply}` : `${letter(g.winner)} won`;
-      button.textContent = `${g.width}×${g.height} ${g.rules}, ${g.seats.map(seatLabel).join(" v ")}, ${state}${g.online ? ", online" : ""}`;
+      button.textContent = `${g.width}×${g.height} ${RULES[g.rules] || g.rules}, ${g.seats.map(seatLabel).join(" v ")}, ${state}${g.online ? ", online" : ""}`;
       button.addEventListener("click", () => openGame(g.id));
       li.appendChild(button);
       box.appendChild(li);
@@ -1035,7 +1123,11 @@
     const boardSelect = $("ng-board");
     for (const [w, h] of o.board_presets) boardSelect.add(new Option(`${w} × ${h}`, `${w}x${h}`));
     boardSelect.add(new Option("custom…", "custom"));
-    for (const r of o.rules) $("ng-rules").add(new Option(r, r));
+    for (const r of o.rules) {
+      const option = new Option(ruleLabel(r), r);
+      option.title = `"${r}" in the API, records and positions`;
+      $("ng-rules").add(option);
+    }
     for (let n = o.players[0]; n <= o.players[1]; n++) $("ng-players").add(new Option(String(n), String(n)));
     for (const id of ["ng-width", "ng-height"]) {
       $(id).min = String(o.sides[0]);
@@ -1085,12 +1177,14 @@
         const names = { mcts: "MCTS", alphabeta: "alpha-beta", human: "human", zero: "Zero (network)" };
         const level = ui.options.difficulties[k];
         const option = new Option(level ? `${LEVELS[k]} (${level})` : names[k] || k, k);
-        if (k === "alphabeta" && n !== 2) option.disabled = true;
+        if (k === "alphabeta" && n !== 2) { option.disabled = true; option.title = "alpha-beta plays two-player games only"; }
         if (k === "perfect" && !solved) { option.disabled = true; option.title = "only on the boards the package has solved"; }
         if (k === "zero" && !zeroFits) {
           option.disabled = true;
           option.title = `two players, ${ui.options.zero_rules.join(" or ")} rules, sides up to ${ui.options.limits.zero_side}`;
         }
+        // A disabled option's title is not shown by every browser: the reason is in its text.
+        if (option.disabled) option.text += ` — ${k === "alphabeta" ? "two players only" : k === "perfect" ? "solved boards only" : "not this game"}`;
         kind.add(option);
       }
       const budget = document.createElement("input");
@@ -1208,11 +1302,24 @@
       if (target && (event.key === "Enter" || event.key === " ")) {
         event.preventDefault();
         playCell(Number(target.dataset.cell));
+        return;
       }
+      // The arrow keys move between cells (Tab goes through the legal ones only).
+      const step = { ArrowUp: [0, -1], ArrowDown: [0, 1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] }[event.key];
+      const g = ui.game;
+      if (!step || !g || !target) return;
+      event.preventDefault();
+      const i = Number(target.dataset.cell);
+      const x = Math.min(g.width - 1, Math.max(0, (i % g.width) + step[0]));
+      const y = Math.min(g.height - 1, Math.max(0, Math.floor(i / g.width) + step[1]));
+      const next = board.querySelector(`[data-cell="${y * g.width + x}"]`);
+      if (next) next.focus();
     });
     $("undo").addEventListener("click", undo);
     $("hint").addEventListener("click", hint);
     $("skip").addEventListener("click", () => {
+      // Only a running animation: an idle Skip would otherwise skip the next move's.
+      if (board.dataset.animating !== "true") return;
       ui.skip = true;
       document.dispatchEvent(new Event("colorwars-skip"));
     });
@@ -1239,7 +1346,7 @@
     $("result-new").addEventListener("click", () => { ui.resultClosed = true; if (ui.game) show(ui.game); openNewGame(); });
     $("rematch").addEventListener("click", () => rematch(false));
     $("rematch-swap").addEventListener("click", () => rematch(true));
-    $("result-close").addEventListener("click", () => { ui.resultClosed = true; if (ui.game) show(ui.game); });
+    $("result-close").addEventListener("click", () => { ui.resultClosed = true; if (ui.game) show(ui.game); board.focus({ preventScroll: true }); });
     $("view-study").addEventListener("click", () => setView(!document.body.classList.contains("view-study")));
     const rules = $("rules-dialog");
     const showRules = () => (rules.showModal ? rules.showModal() : rules.setAttribute("open", ""));
@@ -1303,6 +1410,29 @@
     });
   }
 
+  // A link with a seat's token. The token this browser already has for the game is kept when
+  // the link's is no seat's (anyone who knows a game's id could send a player a link with a
+  // made-up token), and when both are seats (the creator opening the friend's link): the
+  // link's seat is then this tab's own, and the browser's other tabs keep theirs.
+  async function follow(id, token) {
+    const own = tokens[id] || null;
+    if (!own || own === token) {
+      keepToken(id, token);
+      return api("GET", `/api/games/${id}`);
+    }
+    const asLink = await api("GET", `/api/games/${id}`, undefined, token);
+    if (!asLink.online || asLink.seat === null) return api("GET", `/api/games/${id}`);
+    const asOwn = await api("GET", `/api/games/${id}`, undefined, own);
+    if (asOwn.seat === null) {
+      keepToken(id, token); // the browser's was no seat's: the link's replaces it
+    } else if (asOwn.seat !== asLink.seat) {
+      keepTabToken(id, token);
+      ui.followed = true;
+      say(`This tab plays ${letter(asLink.seat)} (the link's seat); this browser's other tabs keep playing ${letter(asOwn.seat)}.`, true);
+    }
+    return asLink;
+  }
+
   async function start() {
     applyTheme();
     wire();
@@ -1310,10 +1440,7 @@
     // browser and taken out of the address bar (and so out of the history and any Referer).
     const params = new URLSearchParams(location.search);
     const linked = params.get("game");
-    // The token this browser had for the game: kept if the link's is no seat's (anyone who
-    // knows the game's id could send a player a link with a made-up token).
-    const previous = linked ? tokenFor(linked) : null;
-    if (linked && params.get("token")) keepToken(linked, params.get("token"));
+    const linkToken = linked ? params.get("token") : null;
     if (params.has("game") || params.has("token")) history.replaceState(null, "", location.pathname);
     try {
       ui.options = await api("GET", "/api/options");
@@ -1328,13 +1455,9 @@
     const resume = linked || store.get("current", null);
     if (resume) {
       try {
-        let g = await api("GET", `/api/games/${resume}`);
-        if (linked && previous && g.online && g.seat === null && tokenFor(linked) !== previous) {
-          keepToken(linked, previous);
-          g = await api("GET", `/api/games/${resume}`);
-        }
+        const g = linked && linkToken ? await follow(linked, linkToken) : await api("GET", `/api/games/${resume}`);
         setGame(g);
-        if (linked && g.online) say(ui.seat === null ? "Watching this game." : `You play ${letter(ui.seat)}.`, true);
+        if (linked && g.online && !ui.followed) say(ui.seat === null ? "Watching this game." : `You play ${letter(ui.seat)}.`, true);
         colourPickers();
         return;
       } catch (e) {
