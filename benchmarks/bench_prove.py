@@ -15,6 +15,10 @@ otherwise).
     python benchmarks/bench_prove.py --boards 5x5:colorwars --repeats 5
     python benchmarks/bench_prove.py --repeats 7 --repeats-5x6 2   # the figures in the docs
     python benchmarks/bench_prove.py --boards 5x6:colorwars --repeats 3 --merge
+    python benchmarks/bench_prove.py --boards 5x6:colorwars --split --repeats 3 --merge
+
+`--split` measures prove's default instead: each group of symmetric first moves proven in
+turn, in slices of time (figures under "WxH_rules_split").
 
 The figures go to benchmarks/results/prove.json (stamped with the commit, the date and
 the machine), which the docs read; `--no-write` writes nothing.
@@ -52,11 +56,11 @@ def proven_winners() -> dict[str, int]:
 WINNERS = proven_winners()
 
 
-def run(board: str, threads: int, memory: str | None) -> dict[str, Any]:
+def run(board: str, threads: int, memory: str | None, split: bool = False) -> dict[str, Any]:
     size, rules = board.split(":")
     w, h = (int(x) for x in size.split("x"))
     start = time.perf_counter()
-    p = prove(w, h, rules=rules, split=False, memory=memory, threads=threads)
+    p = prove(w, h, rules=rules, split=split, memory=memory, threads=threads)
     seconds = time.perf_counter() - start
     if not p.complete or p.winner != WINNERS.get(board, p.winner):
         raise SystemExit(f"{board} with {threads} threads: winner {p.winner}, not the proven one")
@@ -79,6 +83,11 @@ def main() -> None:
         action="store_true",
         help="keep the written figures of boards not measured in this run",
     )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="prove's default: the groups of first moves in turn (figures as WxH_rules_split)",
+    )
     parser.add_argument("--quick", action="store_true", help="small boards, one run each")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
@@ -87,7 +96,8 @@ def main() -> None:
     memory = args.memory
 
     print(f"proof-number search, {args.threads} threads against 1, {repeats} runs each, "
-          f"tables of {memory or 'the default size'}, {os.cpu_count()} cores")  # fmt: skip
+          f"tables of {memory or 'the default size'}, {os.cpu_count()} cores, "
+          f"{'split by first move' if args.split else 'unsplit'}")  # fmt: skip
     print("| board | rules | threads | median s | runs (s) | median positions | speedup |")
     print("|---|---|---|---|---|---|---|")
     figures: dict[str, Any] = {
@@ -106,7 +116,10 @@ def main() -> None:
         n = repeats if size != "5x6" or args.repeats_5x6 is None else args.repeats_5x6
         # One run of each in turn, so that both see the machine as it is at the time (its
         # speed drifts by a fifth or more over minutes); every run has a fresh table.
-        pairs = [(run(board, 1, memory), run(board, args.threads, memory)) for _ in range(n)]
+        pairs = [
+            (run(board, 1, memory, args.split), run(board, args.threads, memory, args.split))
+            for _ in range(n)
+        ]
         rows = {}
         for threads, runs in ((1, [p[0] for p in pairs]), (args.threads, [p[1] for p in pairs])):
             rows[threads] = {
@@ -123,7 +136,7 @@ def main() -> None:
             print(f"| {size} | {rules} | {threads} | {row['seconds']:.2f} | "
                   f"{', '.join(f'{s:.2f}' for s in row['runs'])} | {row['positions']:,} "
                   f"| {shown} |", flush=True)  # fmt: skip
-        figures[board.replace(":", "_")] = {
+        figures[board.replace(":", "_") + ("_split" if args.split else "")] = {
             "one": rows[1],
             "many": rows[args.threads],
             "speedup": round(speedup, 3),

@@ -1418,6 +1418,7 @@
     const own = tokens[id] || null;
     if (!own || own === token) {
       keepToken(id, token);
+      keepTabToken(id, null); // the browser's own seat, in this tab too
       return api("GET", `/api/games/${id}`);
     }
     const asLink = await api("GET", `/api/games/${id}`, undefined, token);
@@ -1425,6 +1426,7 @@
     const asOwn = await api("GET", `/api/games/${id}`, undefined, own);
     if (asOwn.seat === null) {
       keepToken(id, token); // the browser's was no seat's: the link's replaces it
+      keepTabToken(id, null);
     } else if (asOwn.seat !== asLink.seat) {
       keepTabToken(id, token);
       ui.followed = true;
