@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _results import RESULTS, write_results
+from _results import RESULTS, stamp, write_results
 from colorwars.proof import default_memory, prove
 
 #: The boards measured.
@@ -142,6 +142,8 @@ def main() -> None:
             "speedup": round(speedup, 3),
             "paired_speedup": round(paired, 3),
             "repeats": n,
+            # Each board's own commit and date: --merge keeps boards measured on other days.
+            "measured": {k: v for k, v in stamp(args.quick).items() if k in ("commit", "date")},
         }
     if not args.no_write:
         if args.merge:
@@ -152,10 +154,14 @@ def main() -> None:
 def earlier_boards() -> dict[str, Any]:
     """The boards' figures in the results written before (none if there are none)."""
     try:
-        earlier = json.loads((RESULTS / "prove.json").read_text(encoding="utf-8"))["figures"]
+        data = json.loads((RESULTS / "prove.json").read_text(encoding="utf-8"))
+        earlier = data["figures"]
     except (OSError, ValueError, KeyError):
         return {}
-    return {k: v for k, v in earlier.items() if isinstance(v, dict) and "speedup" in v}
+    boards = {k: v for k, v in earlier.items() if isinstance(v, dict) and "speedup" in v}
+    # Boards written before each board carried its own date: the file's.
+    when = {k: data[k] for k in ("commit", "date") if k in data}
+    return {k: {"measured": when, **v} for k, v in boards.items()}
 
 
 if __name__ == "__main__":
