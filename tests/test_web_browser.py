@@ -386,9 +386,18 @@ def test_the_page_at_a_phones_width(browser: Any, server: str, shots: Path) -> N
 
 
 def start_from_form(page: Any, board_value: str, seats: tuple[str, str]) -> None:
-    """A new game from the form: the board's preset (``"8x10"``), the two seats' kinds."""
+    """A new game from the form: the board's preset (``"8x10"``) or any size (``"3x3"``, set
+    as a custom board when it is no preset), the two seats' kinds."""
     page.click("#new-game-button")
-    page.select_option("#ng-board", board_value)
+    presets = page.eval_on_selector_all("#ng-board option", "os => os.map(o => o.value)")
+    if board_value in presets:
+        page.select_option("#ng-board", board_value)
+    else:
+        width, height = board_value.split("x")
+        page.select_option("#ng-board", "custom")
+        page.fill("#ng-width", width)
+        page.fill("#ng-height", height)
+        page.dispatch_event("#ng-height", "change")
     kinds = page.locator("#ng-seats .seat-kind")
     for k, kind in enumerate(seats):
         kinds.nth(k).select_option(kind)
@@ -436,17 +445,7 @@ def test_keyboard_play_skip_and_the_analysis_box(browser: Any, server: str) -> N
     page, problems = open_page(browser, server, viewport={"width": 1280, "height": 860})
     page.select_option("#speed", "50")
     # 3 x 3, two humans at this keyboard: a on a1 (three orbs), b on b2, a on a1 bursts.
-    page.click("#new-game-button")
-    page.select_option("#ng-board", "custom")
-    page.fill("#ng-width", "3")
-    page.fill("#ng-height", "3")
-    page.dispatch_event("#ng-height", "change")
-    kinds = page.locator("#ng-seats .seat-kind")
-    kinds.nth(0).select_option("human")
-    kinds.nth(1).select_option("human")
-    old = board(page, "game")
-    page.click("#ng-start")
-    page.wait_for_function(f"() => document.getElementById('board').dataset.game !== '{old}'")
+    start_from_form(page, "3x3", ("human", "human"))
     focused = "() => document.activeElement.dataset.cell ?? document.activeElement.id ?? ''"
     page.focus('#board [data-cell="0"]')
     page.keyboard.press("Enter")

@@ -153,7 +153,7 @@ class Game:
         s = self._state
         if s.winner is not None:
             raise GameOverError(
-                f"illegal move: the game is over (player {'abcdefgh'[s.winner]} has won); "
+                f"illegal move: the game is over (player {PLAYER_LETTERS[s.winner]} has won); "
                 "no move is allowed"
             )
         if cell not in self.legal_moves():

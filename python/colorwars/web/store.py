@@ -231,7 +231,7 @@ def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
         )
         budget = seconds if player.time is None else min(seconds, player.time)
         return Zero(simulations=n, time=budget, seed=seed, probe=player.probe)
-    raise InvalidPlayerError(f"invalid player {name!r}: the web app's players are {WEB_PLAYERS}")
+    raise not_a_web_player(name)
 
 
 # The names a web seat takes: a difficulty, or one of these kinds with its settings. The
@@ -245,13 +245,18 @@ WEB_PLAYERS = (
 _WEB_KINDS = ("random", "greedy", "mcts", "alphabeta", "ab", "learned", "zero")
 
 
+def not_a_web_player(name: object, why: str = "") -> InvalidPlayerError:
+    """The error for a seat the web app does not take, listing the ones it does."""
+    return InvalidPlayerError(
+        f"invalid player {name!r}: {why}the web app's players are {WEB_PLAYERS}"
+    )
+
+
 def web_player(name: object) -> Player:
     """An AI a web seat may name, parsed (``InvalidPlayerError`` naming the web's players for
     any other, before anything is built: ``perfect:memory=64G`` allocates nothing)."""
     if not isinstance(name, str):
-        raise InvalidPlayerError(
-            f"invalid player {name!r}: expected a name; the web app's players are {WEB_PLAYERS}"
-        )
+        raise not_a_web_player(name, "expected a name; ")
     kind = name.strip().lower().partition(":")[0]
     if kind == "perfect":
         raise InvalidPlayerError(
@@ -259,16 +264,12 @@ def web_player(name: object) -> Player:
             "server sets its time and memory); name it 'perfect'"
         )
     if kind not in _WEB_KINDS:
-        raise InvalidPlayerError(
-            f"invalid player {name!r}: the web app's players are {WEB_PLAYERS}"
-        )
+        raise not_a_web_player(name)
     try:
         return parse_player(name)
     except InvalidPlayerError as e:
         if PLAYER_NAMES in str(e):  # the command line's list: say the web's
-            raise InvalidPlayerError(
-                f"invalid player {name!r}: the web app's players are {WEB_PLAYERS}"
-            ) from None
+            raise not_a_web_player(name) from None
         raise
 
 

@@ -39,42 +39,39 @@
     pending: null, // a pushed state that came in while the page was busy
     lastMove: null, // the last move's answer, with its waves (for the result's summary)
     resultClosed: false,
+    focusCell: null, // the cell keyboard focus was on when a redraw left it on the board
   };
 
   // ---- settings and tokens, remembered in this browser ---------------------------------
-  const store = {
+  // JSON under "colorwars.KEY" in a Web Storage area (the window's property: reading it can
+  // throw where storage is off).
+  const keeper = (area) => ({
     get(key, fallback) {
       try {
-        const v = localStorage.getItem(`colorwars.${key}`);
+        const v = window[area].getItem(`colorwars.${key}`);
         return v === null ? fallback : JSON.parse(v);
       } catch (e) {
         return fallback;
       }
     },
     set(key, value) {
-      try { localStorage.setItem(`colorwars.${key}`, JSON.stringify(value)); } catch (e) { /* private mode */ }
+      try { window[area].setItem(`colorwars.${key}`, JSON.stringify(value)); } catch (e) { /* private mode */ }
     },
-  };
+  });
+  const store = keeper("localStorage"); // this browser's, shared by its tabs
+  const tabStore = keeper("sessionStorage"); // this tab's own
   const settings = Object.assign({ theme: "system", sound: false, colours: [], seenHelp: false }, store.get("settings", {}));
   const saveSettings = () => store.set("settings", settings);
   // A seat's token, kept for each game: this browser's (localStorage, shared by its tabs),
   // and a tab's own (sessionStorage) when a link for another seat of the same game is opened
   // here: the creator trying the friend's link plays b in that tab and keeps a everywhere
   // else, rather than losing seat a's token.
-  const tabStore = {
-    get() {
-      try { return JSON.parse(sessionStorage.getItem("colorwars.tab-tokens")) || {}; } catch (e) { return {}; }
-    },
-    set(value) {
-      try { sessionStorage.setItem("colorwars.tab-tokens", JSON.stringify(value)); } catch (e) { /* private mode */ }
-    },
-  };
   const tokens = store.get("tokens", {});
-  const tabTokens = tabStore.get();
+  const tabTokens = tabStore.get("tab-tokens", {});
   const tokenFor = (id) => tabTokens[id] || tokens[id] || null;
   // Bounded maps, the oldest first out; merged with what other tabs wrote since.
   function remember(key, map, id, value) {
-    const all = Object.assign(store.get(key, {}), { [id]: value });
+    const all = store.get(key, {});
     delete all[id];
     all[id] = value; // the newest last
     const ids = Object.keys(all);
@@ -88,7 +85,7 @@
   function keepTabToken(id, token) {
     if (token === null) delete tabTokens[id];
     else tabTokens[id] = token;
-    tabStore.set(tabTokens);
+    tabStore.set("tab-tokens", tabTokens);
   }
   // A rematch is played with the same tokens: kept where the old game's was.
   function carryToken(from, to) {
