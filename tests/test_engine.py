@@ -170,6 +170,19 @@ def test_a_bad_line_gets_one_error_line_and_the_engine_goes_on(line: str, says: 
     assert answers[2] == "position 5x5 colorwars 2 ...../...../...../...../..... a - - 0"
 
 
+@pytest.mark.parametrize(
+    "line",
+    ["protocol 1", "isready now", "undo 2", "legal a1", "show me", "status please", "stop now",
+     "quit now"],
+)  # fmt: skip
+def test_a_command_that_takes_no_arguments_refuses_words_after_it(line: str) -> None:
+    """Extra words were ignored, but by undo; a stop or quit with words is not acted on."""
+    command = line.split()[0]
+    answers = talk("newgame 3 3", "play b2", line, "show", "isready")
+    assert answers[2] == f"error usage: {command} (it takes no arguments)"
+    assert answers[3:] == ["position 3x3 colorwars 2 .../.3a./... b a - 1", "readyok"]
+
+
 def test_a_bad_move_in_a_position_command_leaves_the_game_as_it_was() -> None:
     answers = talk(
         "newgame 3 3", "play b2", "position 3x3 colorwars 2 .../.../... a - - 0 moves a1 a1",

@@ -85,6 +85,9 @@ _COMMANDS = (
     "protocol, isready, newgame, position, play, undo, legal, show, status, go, analyse, "
     "setoption, stop, quit"
 )
+#: The commands that take no arguments: a word after one is refused (``error usage: show``),
+#: as a bad argument of any other command is, rather than ignored.
+_NO_ARGUMENTS = ("protocol", "isready", "undo", "legal", "show", "status", "stop", "quit")
 _BUDGET_KEYS = ("time", "simulations", "depth")
 #: What an ``analyse`` request may hold.
 _ANALYSE_KEYS = ("positions", "id", "time", "simulations", "exact")
@@ -184,6 +187,9 @@ class EngineServer:
             return
         command, rest = words[0].lower(), words[1:]
         handler = getattr(self, f"_cmd_{command}", None)
+        if command in _NO_ARGUMENTS and rest:  # stop and quit reach here only so
+            self.say(f"error usage: {command} (it takes no arguments)")
+            return
         if handler is None or command in ("stop", "quit"):
             self.say(f"error unknown command {command[:40]!r}: expected one of {_COMMANDS}")
             return
@@ -232,8 +238,6 @@ class EngineServer:
         return "ok"
 
     def _cmd_undo(self, rest: list[str], line: str, stop: _StopFlag) -> str:
-        if rest:
-            raise EngineError("usage: undo")
         try:
             self.game.pop()
         except InvalidIndexError:
@@ -574,7 +578,9 @@ def serve(
         for seq, line in enumerate(_lines(source)):
             if closed.is_set():
                 break
-            command = line.split()[0].lower() if line.split() else ""
+            words = line.split()
+            # stop and quit with words after them are refused in their turn (handle).
+            command = words[0].lower() if len(words) == 1 else ""
             if command in ("stop", "quit"):
                 server.stop(seq)
                 if command == "quit":
