@@ -22,7 +22,7 @@ import colorwars
 import pytest
 from colorwars import ai
 from colorwars.engine import MAX_LINE, MAX_POSITIONS, Client, Engine, EngineServer, serve
-from colorwars.errors import EngineError, InvalidPlayerError
+from colorwars.errors import EngineError, FileError, InvalidPlayerError
 from colorwars.players import parse_player
 from stopping import search_stopped
 
@@ -636,6 +636,28 @@ def test_an_output_closed_early_ends_the_engine_quietly() -> None:
         proc.stderr.close()
         assert err == b"", err.decode()
         assert proc.returncode in (0, 141)
+
+
+class _FullDisk(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+def test_an_output_that_cannot_be_written_is_one_error() -> None:
+    with pytest.raises(FileError, match="cannot write to the engine's output: No space left"):
+        serve(io.BytesIO(b"protocol\nisready\n"), _FullDisk())
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_colorwars_engine_on_a_full_disk_says_so_in_one_line() -> None:
+    # It printed the answering thread's traceback and exited with 0.
+    with open("/dev/full", "w") as full:
+        run = subprocess.run(
+            COLORWARS, input="protocol\nlegal\n", stdout=full, stderr=subprocess.PIPE,
+            text=True, timeout=120, check=False,
+        )  # fmt: skip
+    assert run.stderr == "error: cannot write to standard output: No space left on device\n"
+    assert run.returncode == 2
 
 
 def test_the_tables_say_when_an_engine_forfeited(capsys: pytest.CaptureFixture[str]) -> None:

@@ -764,7 +764,11 @@ def cmd_engine(args: argparse.Namespace, console: Console) -> int:
     from colorwars.players import parse_player
 
     parse_player(args.player)  # a bad name is one line on stderr, before any protocol
-    return serve(player=args.player)
+    try:
+        return serve(player=args.player)
+    except FileError:  # stdout cannot be written (a full disk): said once, by main
+        _stdout_to_devnull()  # what is still buffered goes nowhere, not to a second error
+        raise
 
 
 def cmd_play(args: argparse.Namespace, console: Console) -> int:
@@ -1259,14 +1263,19 @@ def _option_names(message: str) -> str:
     )
 
 
-def _closed_pipe() -> int:
-    """The end of a run whose output pipe was closed early: Python's recipe (stdout pointed at
-    devnull, so the exit's flush cannot fail again), quietly, with the status of a program
-    that SIGPIPE stopped (128 + 13)."""
+def _stdout_to_devnull() -> None:
+    """Points stdout at devnull, so that the exit's flush of an output that cannot be written
+    (a closed pipe, a full disk) does not fail again (Python's recipe)."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+def _closed_pipe() -> int:
+    """The end of a run whose output pipe was closed early: quietly, stdout pointed at
+    devnull, with the status of a program that SIGPIPE stopped (128 + 13)."""
+    _stdout_to_devnull()
     return 128 + signal.SIGPIPE
 
 

@@ -52,6 +52,7 @@ from colorwars._common import PLAYER_LETTERS
 from colorwars.errors import (
     ColorwarsError,
     EngineError,
+    FileError,
     InvalidIndexError,
     InvalidPlayerError,
     SearchLimitError,
@@ -544,9 +545,14 @@ def serve(
     This thread reads; another answers the commands in order, one at a time, a search
     included. So ``stop`` is seen while a search runs and ends it (and any search queued
     before it); ``quit`` stops the searches before it and ends the engine once every command
-    before it is answered; at the end of the input every command read is answered in full."""
+    before it is answered; at the end of the input every command read is answered in full.
+
+    An output closed early (``colorwars engine | head -1``) ends it with ``BrokenPipeError``,
+    for the caller to end quietly; an output that cannot be written otherwise (a full disk)
+    with ``FileError`` saying so. Either way the commands still queued go unanswered."""
     source = stdin if stdin is not None else sys.stdin.buffer
     sink = stdout if stdout is not None else sys.stdout
+    where = "standard output" if stdout is None else "the engine's output"
 
     def write(line: str) -> None:
         sink.write(line + "\n")
@@ -554,7 +560,8 @@ def serve(
 
     server = EngineServer(write, player)
     queue: Queue[tuple[int, str] | None] = Queue(MAX_QUEUED)
-    closed = threading.Event()  # the output's reader has gone (a pipe closed early)
+    closed = threading.Event()  # the output's reader has gone, or it cannot be written
+    failed: list[OSError] = []  # why it cannot be written, when not a closed pipe
 
     def answer() -> None:
         while (item := queue.get()) is not None:
@@ -568,7 +575,9 @@ def serve(
                     server.say("error the line is not UTF-8 text")
                 else:
                     server.handle(line, seq)
-            except BrokenPipeError:
+            except OSError as e:  # a closed pipe, a full disk: nothing more can be said
+                if not isinstance(e, BrokenPipeError):
+                    failed.append(e)
                 closed.set()
                 server.stop(sys.maxsize)
 
@@ -593,6 +602,9 @@ def serve(
     finally:
         queue.put(None)
         worker.join()
+    if failed:
+        e = failed[0]
+        raise FileError(f"cannot write to {where}: {e.strerror or e}")
     if closed.is_set():
         raise BrokenPipeError("the engine's output was closed")  # the caller ends quietly
     return 0
