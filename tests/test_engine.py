@@ -660,6 +660,37 @@ def test_colorwars_engine_on_a_full_disk_says_so_in_one_line() -> None:
     assert run.returncode == 2
 
 
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no sh")
+def test_a_program_that_exits_is_seen_at_once_though_its_child_holds_the_output(
+    tmp_path: Path,
+) -> None:
+    # The reader waited for the end of the output, which the child kept open: the whole
+    # start-up wait (30 s by default), in every game of a tournament.
+    script = tmp_path / "leaves.sh"
+    script.write_text("sleep 60 &\nread -r line\nexit 3\n")  # exits once it has read protocol
+    with pytest.raises(EngineError, match="exited with status 3"):
+        Client(["sh", str(script)], timeout=30)
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no sh")
+def test_a_program_that_could_not_start_is_not_started_again(tmp_path: Path) -> None:
+    # A dead entrant was started again in every game, each start waiting its time out.
+    starts = tmp_path / "starts"
+    script = tmp_path / "dead.sh"
+    script.write_text(f"echo started >> '{starts}'\nexit 3\n")
+    dead = Engine(["sh", str(script)], time=0.05)
+    result = ai.match([dead, "random"], 3, 3, 3)
+    assert result["winners"].tolist() == [1, 1, 1]
+    reasons = {why for _, _, why in result["forfeits"]}
+    assert reasons == {"engine dead.sh exited with status 3"}
+    assert len(result["forfeits"]) == 3
+    assert starts.read_text().splitlines() == ["started"]  # started once
+    assert dead.start_failure == "engine dead.sh exited with status 3"
+    with pytest.raises(EngineError, match="exited with status 3"):
+        dead.choose(colorwars.Game(3, 3))
+    assert len(starts.read_text().splitlines()) == 1
+
+
 def test_the_tables_say_when_an_engine_forfeited(capsys: pytest.CaptureFixture[str]) -> None:
     # A program that cannot start lost every game and the tables said only that.
     from colorwars.cli import main

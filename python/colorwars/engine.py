@@ -534,6 +534,10 @@ def _lines(stream: IO[bytes]) -> Iterator[str]:
 #: Commands read but not yet answered, at most: the reader waits beyond that (a ``stop``
 #: behind them is then read once the queue has room).
 MAX_QUEUED = 1024
+#: Seconds the lines a program wrote before it exited have to arrive, once it has exited; then
+#: it is taken as ended, even when a program it started still holds its output open (the end
+#: of the output would come only when that one ends, or at the timeout).
+EXITED_GRACE = 0.5
 
 
 def serve(
@@ -654,6 +658,7 @@ class Client:
         self.timeout = timeout
         self.info: list[str] = []
         self._answers: Queue[str | None] = Queue()  # None: the engine's output ended
+        self._exited_at: float | None = None  # when the program was first seen to have exited
         self._stderr: deque[str] = deque(maxlen=5)
         try:
             self._process = subprocess.Popen(
@@ -738,10 +743,30 @@ class Client:
         """The next line the engine writes (``info`` lines included)."""
         wait = self.timeout if timeout is None else timeout
         try:
-            line = self._answers.get(timeout=wait)
+            line = self._next(wait)
         except Empty:
             raise self._failed(f"gave no answer within {wait:g} s") from None
         return self._checked(line)
+
+    def _next(self, timeout: float) -> str | None:
+        """The next line read from the engine (None: its output ended), within ``timeout``
+        seconds, else ``Empty``. A program that has exited is taken as ended once the lines it
+        wrote have had ``EXITED_GRACE`` seconds to arrive, not at the timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            if self._exited_at is None and self._process.poll() is not None:
+                self._exited_at = now
+            if self._exited_at is not None and now - self._exited_at >= EXITED_GRACE:
+                try:
+                    return self._answers.get_nowait()
+                except Empty:
+                    return None
+            try:  # in slices, to look at the program between them (a line comes at once)
+                return self._answers.get(timeout=max(min(deadline - now, 0.05), 0))
+            except Empty:
+                if time.monotonic() >= deadline:
+                    raise
 
     def _checked(self, line: str | None) -> str:
         """A line read from the engine, or the error it stands for."""
@@ -782,7 +807,7 @@ class Client:
                     if sent:
                         self.send("stop")
                 try:
-                    raw = self._answers.get(timeout=min(max(deadline - time.monotonic(), 0), 0.02))
+                    raw = self._next(min(max(deadline - time.monotonic(), 0), 0.02))
                 except Empty:
                     if time.monotonic() >= deadline:
                         raise self._failed(f"gave no answer within {wait:g} s") from None
@@ -871,8 +896,11 @@ class Engine:
     answer in time (``time`` plus ``grace`` seconds), answers garbage or an illegal move, or
     exits, makes ``choose`` raise ``EngineError`` saying which, and is killed (the next move
     starts it again, with ``startup`` seconds to answer ``protocol``); ``ai.match``,
-    ``tournament`` and ``ladder`` score that game as lost by its seat. One process per
-    ``Engine``, started at its first move; ``close()`` ends it."""
+    ``tournament`` and ``ladder`` score that game as lost by its seat. A program that could
+    not be started at all (not there, exited, or no ``protocol`` answer in time) is not
+    started again: every later move raises the same ``EngineError`` at once, and
+    ``start_failure`` says why (a new ``Engine`` tries again). One process per ``Engine``,
+    started at its first move; ``close()`` ends it."""
 
     def __init__(
         self,
@@ -898,6 +926,8 @@ class Engine:
         self._label = name or _label(args)
         self._client: Client | None = None
         self._lock = threading.Lock()
+        #: Why the program could not be started, once it could not: it is not started again.
+        self.start_failure: str | None = None
 
     @property
     def name(self) -> str:
@@ -914,8 +944,16 @@ class Engine:
         )
 
     def _started(self) -> Client:
+        if self.start_failure is not None:
+            # A program that could not be started (none there, it exited or did not answer
+            # protocol) is not tried again: a tournament's every game would wait for it.
+            raise EngineError(self.start_failure)
         if self._client is None or not self._client.alive:
-            self._client = Client(self.command, timeout=self.startup)
+            try:
+                self._client = Client(self.command, timeout=self.startup)
+            except EngineError as e:
+                self.start_failure = str(e)
+                raise
             if self.seed:
                 self._client.request(f"setoption seed={self.seed}", timeout=self.grace)
         return self._client
