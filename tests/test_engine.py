@@ -691,6 +691,14 @@ def test_a_program_that_could_not_start_is_not_started_again(tmp_path: Path) -> 
     assert len(starts.read_text().splitlines()) == 1
 
 
+def test_no_answer_in_time_names_the_timeout() -> None:
+    # It named what was left of it when the wait began ("within 0.199998 s").
+    with Client([sys.executable, str(ENGINES / "misbehaving.py"), "silent"]) as c:
+        c.request("position 3x3 colorwars 2 .../.../... a - - 0", expect="ok")
+        with pytest.raises(EngineError, match=r"gave no answer within 0\.2 s$"):
+            c.request("go", timeout=0.2)
+
+
 def test_the_tables_say_when_an_engine_forfeited(capsys: pytest.CaptureFixture[str]) -> None:
     # A program that cannot start lost every game and the tables said only that.
     from colorwars.cli import main

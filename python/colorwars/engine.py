@@ -814,7 +814,11 @@ class Client:
                     continue
                 answer = self._checked(raw)
             else:
-                answer = self.answer(max(deadline - time.monotonic(), 0.001))
+                try:
+                    raw = self._next(max(deadline - time.monotonic(), 0.001))
+                except Empty:
+                    raise self._failed(f"gave no answer within {wait:g} s") from None
+                answer = self._checked(raw)
             if answer.startswith("info ") or answer == "info":
                 self.info.append(answer)
                 continue
