@@ -668,6 +668,38 @@ def test_python_m_conformance_reports_errors_in_one_line(
     err = capsys.readouterr().err
     assert err.startswith("error: missing conformance file")
     assert err.count("\n") == 1
+    assert conformance._standalone(["--engine", str(tmp_path / "no-such-engine")]) == 2
+    assert capsys.readouterr().err.startswith("error: cannot start engine")
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--engine", "/nonexistent/engine"], "cannot start engine /nonexistent/engine"),
+        (["--engine", ""], "invalid engine command: it is empty"),
+        (["--engine", "./bot 'x"], "no closing quotation"),
+        (["--kind", "everything"], "unknown kind everything"),
+        (["--timeout", "5"], "--timeout is for --engine"),
+        (["--perft-positions", "-3"], "--perft-positions must be 0 or more"),
+        (["--timeout", "x"], "argument --timeout: invalid float value"),
+    ],
+)
+def test_usage_and_setup_errors_exit_2_in_one_line(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/api.md: 2 for bad usage; a failed case is 1. The errors before any case ran
+    were 1, as a failed case is."""
+    from colorwars.cli import main
+
+    try:
+        code = main(["conformance", "--data", str(SEEDS), *argv])
+    except SystemExit as e:  # argparse's own usage errors
+        code = int(str(e.code))
+    assert code == 2
+    err = capsys.readouterr().err
+    assert says in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
 
 
 def test_the_docs_give_the_suites_size(suite: conformance.Suite) -> None:

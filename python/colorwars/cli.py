@@ -752,10 +752,16 @@ def _ask(game: Any, prompt: str) -> str:
 
 
 def cmd_conformance(args: argparse.Namespace, console: Console) -> int:
-    """The conformance suite against colorwars or another engine."""
+    """The conformance suite against colorwars or another engine: 0 every case passed, 1 any
+    failed, 2 bad usage or a setup that fails before any case runs (the data, an engine that
+    cannot be started), said in one line."""
     from colorwars import conformance
 
-    return conformance.main(args)
+    try:
+        return conformance.main(args)
+    except ColorwarsError as e:
+        _fail(_option_names(str(e)))
+        return 2
 
 
 def cmd_engine(args: argparse.Namespace, console: Console) -> int:
@@ -1116,7 +1122,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check an implementation against the conformance suite in "
         "seeds/conformance/: colorwars itself (the native engine, or --reference), or any "
         "program that speaks the engine protocol (--engine CMD). One line per failing case "
-        "and a summary; exit status 0 when every case passes, 1 otherwise. See the docs' "
+        "and a summary; exit status 0 when every case passes, 1 when any fails, 2 for bad "
+        "usage, unreadable data or an engine that cannot be started. See the docs' "
         "conformance page.",
     )
     conformance.add_arguments(conf)

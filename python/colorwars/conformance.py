@@ -1413,8 +1413,9 @@ def _comma_list(text: str | None) -> list[str] | None:
 def main(args: argparse.Namespace) -> int:
     """Runs ``colorwars conformance`` with the options of ``add_arguments``: one line per
     failing case (and per passing one with ``--verbose``), then a summary line; 0 when every
-    case passed, 1 otherwise. Errors (no data, a damaged file, an engine that cannot be
-    started) are ``ColorwarsError`` (a ``FileError`` for the data) for the caller to print."""
+    case passed, 1 otherwise. Errors before any case runs (an option out of range, no data, a
+    damaged file, an engine that cannot be started) are ``ColorwarsError`` (a ``FileError``
+    for the data) for the caller to print, with the exit status 2."""
     json_path = getattr(args, "json", None)
     out = sys.stderr if json_path == "-" else sys.stdout
     if json_path not in (None, "-"):
@@ -1463,12 +1464,9 @@ def _standalone(argv: Sequence[str] | None = None) -> int:
     add_arguments(parser)
     try:
         return main(parser.parse_args(argv))
-    except FileError as e:
+    except ColorwarsError as e:  # before any case ran: see main
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    except ColorwarsError as e:
-        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
-        return 1
 
 
 if __name__ == "__main__":
