@@ -525,8 +525,78 @@ def test_the_checks_say_what_differs(suite: conformance.Suite) -> None:
 def test_colorwars_engine_passes_through_the_protocol(suite: conformance.Suite) -> None:
     report = conformance.check_engine(ENGINE, suite, perft_positions=ENGINE_PERFT_POSITIONS)
     assert report.failed == []
-    assert len(report.results) == len(suite.cases)
+    go = conformance.go_cases(suite)
+    assert len(report.results) == len(suite.cases) + len(go)
+    assert report.summary()["kinds"]["go"] == {"cases": 16, "passed": 16, "failed": 0}
     assert report.engine.startswith(f"colorwars {colorwars.__version__}")
+
+
+def test_the_go_cases_cover_each_rule_set(suite: conformance.Suite) -> None:
+    """docs/engine.md: go answers a legal move; once the game is won, an error line. Four
+    positions a rule set: the first move, a later one of two players, one after a player of
+    three or more went out, and a won one."""
+    cases = conformance.go_cases(suite)
+    assert [c.id.split("-")[1] for c in cases] == ["first", "later", "after", "won"] * 4
+    assert [c.rules.name for c in cases[::4]] == list(conformance.RULE_SETS)
+    for case in cases:
+        p = case.position
+        assert (p.winner is not None) == case.id.startswith("go-won-"), case.id
+        assert bool(p.legal) == (p.winner is None), case.id
+    assert all(c.position.ply == 0 for c in cases[::4])
+    assert all(c.players >= 3 and c.position.out for c in cases[2::4])
+    assert conformance.go_cases(suite, rules=["classic"]) == cases[4:8]
+    assert conformance.go_cases(suite, ids=[cases[5].id]) == [cases[5]]
+
+
+GO_ENGINE = """\
+import sys
+import time
+
+from colorwars.engine import EngineServer
+
+mode = sys.argv[1]
+server = EngineServer(lambda line: print(line, flush=True))
+for line in sys.stdin:
+    game, go = server.game, line.split()[:1] == ["go"]
+    if go and mode == "illegal" and game.winner is None:  # a cell it may not play
+        cells = [c for c in range(len(game.counts())) if not game.is_legal(c)]
+        print("bestmove " + (game.cell_name(cells[0]) if cells else "z99"), flush=True)
+    elif go and mode == "won" and game.winner is not None:  # a move, though the game is over
+        print("info thinking", flush=True)
+        print("bestmove a1", flush=True)
+    elif go and mode == "slow":
+        time.sleep(30)
+    else:
+        server.handle(line.strip())
+"""
+
+
+def test_an_engine_whose_go_is_wrong_fails_the_go_cases(
+    suite: conformance.Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = _script(tmp_path, "go.py", GO_ENGINE)
+    report = conformance.check_engine([*engine, "illegal"], suite, kinds=["go"])
+    assert [r.passed for r in report.results] == [False, False, False, True] * 4
+    assert {r.aspect for r in report.failed} == {"go"}
+    assert report.failed[0].message == "go time=0.05 answered bestmove 'z99' is not on a 6x4 board"
+    assert "answered bestmove a1, not a legal move of '3x2 colorwars 2" in report.failed[1].message
+    report = conformance.check_engine([*engine, "won"], suite, kinds=["go"])
+    assert [r.passed for r in report.results] == [True, True, True, False] * 4
+    assert "in a won position (player " in report.failed[0].message
+    assert "answered 'bestmove a1', expected an error line" in report.failed[0].message
+    # No answer within the budget and the grace: the case fails.
+    monkeypatch.setattr(conformance, "GO_GRACE", 0.3)
+    first = conformance.go_cases(suite)[0].id
+    report = conformance.check_engine([*engine, "slow"], suite, ids=[first], kinds=["go"])
+    assert report.results[0].message == "engine go.py gave no answer within 0.35 s"
+
+
+@pytest.mark.skipif(shutil.which("sh") is None or shutil.which("awk") is None, reason="no sh/awk")
+def test_the_shell_engine_passes_the_go_cases(suite: conformance.Suite) -> None:
+    """What a match needs (position and go) is all the go cases send."""
+    shell = ["sh", str(ROOT / "tests" / "engines" / "first_legal.sh")]
+    report = conformance.check_engine(shell, suite, kinds=["go"])
+    assert report.ok, report.failed
 
 
 BROKEN_ENGINE = """\
@@ -679,6 +749,7 @@ def test_python_m_conformance_reports_errors_in_one_line(
         (["--engine", ""], "invalid engine command: it is empty"),
         (["--engine", "./bot 'x"], "no closing quotation"),
         (["--kind", "everything"], "unknown kind everything"),
+        (["--kind", "go"], "--kind go needs --engine CMD"),
         (["--timeout", "5"], "--timeout is for --engine"),
         (["--perft-positions", "-3"], "--perft-positions must be 0 or more"),
         (["--timeout", "x"], "argument --timeout: invalid float value"),

@@ -44,12 +44,16 @@ from colorwars.rules import Rules
 __all__ = [
     "ENGINE_PERFT_POSITIONS",
     "FORMAT",
+    "GO_GRACE",
+    "GO_KIND",
+    "GO_TIME",
     "KINDS",
     "MOVE_KINDS",
     "RULE_SETS",
     "VERSION",
     "CaseResult",
     "GameLike",
+    "GoCase",
     "MoveCase",
     "NewGame",
     "PerftCase",
@@ -67,6 +71,7 @@ __all__ = [
     "check_reference",
     "default_folder",
     "dump_line",
+    "go_cases",
     "load",
     "main",
     "parse_cell",
@@ -97,6 +102,13 @@ MAX_FILE_BYTES = 64 * 2**20
 #: The protocol's perft is bounded: the depths whose distinct positions, summed from depth 1,
 #: stay within this many (see ``_perft_depths``).
 ENGINE_PERFT_POSITIONS = 500
+#: The kind of the cases that ask an engine for a move (``go``): made from the move cases'
+#: positions (``go_cases``), run through the protocol only.
+GO_KIND = "go"
+#: The budget of those ``go`` commands (``go time=GO_TIME``), and the seconds an answer may take
+#: beyond it: what a match allows an ``engine:`` player before it forfeits (``Engine``'s grace).
+GO_TIME = 0.05
+GO_GRACE = 5.0
 
 
 # -- the data --------------------------------------------------------------------------------
@@ -177,6 +189,23 @@ class PerftCase:
 
 
 Case = MoveCase | PerftCase
+
+
+@dataclass(frozen=True, slots=True)
+class GoCase:
+    """A position to send ``go`` in, through the protocol (``go_cases``): a live one must be
+    answered with one of its legal moves, in time; a won one with an ``error`` line. ``file``
+    and ``line`` are those of the move case it comes from."""
+
+    id: str
+    kind: str
+    file: str
+    line: int
+    width: int
+    height: int
+    rules: Rules
+    players: int
+    position: Position
 
 
 @dataclass(frozen=True)
@@ -621,7 +650,7 @@ NewGame = Callable[[str], GameLike]
 class CaseResult:
     """The outcome of one case. ``aspect`` names what differed first (``position``,
     ``legal``, ``play``, ``waves``, ``board``, ``turn``, ``out``, ``winner``, ``notation``,
-    ``perft``, ``error``), and ``message`` says how; both empty when it passed."""
+    ``perft``, ``go``, ``error``), and ``message`` says how; both empty when it passed."""
 
     id: str
     kind: str
@@ -955,7 +984,7 @@ def _game_expand(new_game: NewGame) -> Callable[[str], list[tuple[str, bool]]]:
     return expand
 
 
-def _result(case: Case, failure: _MismatchError | None) -> CaseResult:
+def _result(case: Case | GoCase, failure: _MismatchError | None) -> CaseResult:
     return CaseResult(
         id=case.id,
         kind=case.kind,
@@ -1165,17 +1194,40 @@ class _Protocol:
         words = self.client.request("protocol", expect="protocol").split()
         self.name = " ".join(words[3:]) or self.client.name
 
-    def request(self, line: str, expect: str, aspect: str) -> str:
-        from colorwars.errors import EngineError
-
+    def _running(self) -> None:
+        """Starts the engine again if it has exited (the case that ended it has failed)."""
         if not self.client.alive:
             self.client.close()
             self.start()
+
+    def request(self, line: str, expect: str, aspect: str, timeout: float | None = None) -> str:
+        from colorwars.errors import EngineError
+
+        self._running()
         try:
-            answer: str = self.client.request(line, expect=expect)
+            answer: str = self.client.request(line, timeout=timeout, expect=expect)
         except EngineError as e:
             raise _MismatchError(aspect, _error_text(e)) from None
         return answer
+
+    def refuses(self, line: str, aspect: str, timeout: float, what: str) -> None:
+        """Sends ``line``, whose answer must be an ``error`` line (after any ``info`` lines);
+        ``what``: the case's words for the position."""
+        from colorwars.errors import EngineError
+
+        self._running()
+        deadline = time.monotonic() + timeout
+        try:
+            self.client.send(line)
+            answer: str = self.client.answer(timeout)
+            while answer == "info" or answer.startswith("info "):
+                answer = self.client.answer(max(deadline - time.monotonic(), 0.001))
+        except EngineError as e:
+            raise _MismatchError(aspect, _error_text(e)) from None
+        if answer != "error" and not answer.startswith("error "):
+            raise _MismatchError(
+                aspect, f"{what}: {line} answered {answer[:80]!r}, expected an error line"
+            )
 
     def close(self) -> None:
         if self.client is not None:
@@ -1244,6 +1296,33 @@ def _engine_move_case(engine: _Protocol, case: MoveCase) -> None:
     _compare_position(f"after {case.name}", w, case.after, after)
 
 
+def _engine_go_case(engine: _Protocol, case: GoCase) -> None:
+    """docs/engine.md: ``go time=T`` answers ``bestmove M``, a legal move of the position,
+    within T plus ``GO_GRACE`` seconds; in a won position, an ``error`` line (there is no move
+    to search)."""
+    w, h, p = case.width, case.height, case.position
+    engine.request(f"position {p.text}", "ok", "position")
+    go = f"go time={GO_TIME:g}"
+    if p.winner is not None:
+        won = f"in a won position (player {_letter(p.winner)} has won)"
+        engine.refuses(go, "go", GO_TIME + GO_GRACE, won)
+        return
+    answer = engine.request(go, "bestmove", "go", timeout=GO_TIME + GO_GRACE)
+    words = answer.split()
+    if len(words) != 2:
+        raise _MismatchError("go", f"{go} answered {answer[:80]!r}, expected bestmove CELL")
+    try:
+        cell = parse_cell(words[1], w, h)
+    except ValueError as e:
+        raise _MismatchError("go", f"{go} answered bestmove {e}") from None
+    if cell not in p.legal:
+        raise _MismatchError(
+            "go",
+            f"{go} answered bestmove {words[1]}, not a legal move of {p.text!r} (legal: "
+            f"{_names(p.legal, w)})",
+        )
+
+
 def _engine_perft(engine: _Protocol, case: PerftCase, limit: int | None) -> None:
     """Perft through ``legal``, ``play``, ``show``, ``status`` and ``undo``, from the empty
     board set up by ``newgame`` (or ``position`` when another player moves first)."""
@@ -1295,10 +1374,16 @@ def check_engine(
     ``legal``, ``play``, ``show``, ``status`` and ``undo``, for the depths within
     ``perft_positions`` distinct positions summed from depth 1 (``None``: every depth). A
     refused line, garbage or no answer within ``timeout`` seconds fails the case; an engine
-    that exits is started again for the next one. An engine that cannot be started at all is
-    an ``EngineError``."""
+    that exits is started again for the next one. The ``go`` cases (kind ``GO_KIND``, see
+    ``go_cases``) follow the others. An engine that cannot be started at all is an
+    ``EngineError``."""
     suite = load() if suite is None else suite
-    cases = suite.select(rules, kinds, ids)
+    wanted = _choices(kinds, (*KINDS, GO_KIND), "kind")
+    cases: list[Case | GoCase] = list(
+        suite.select(rules, None if wanted is None else wanted - {GO_KIND}, ids)
+    )
+    if wanted is None or GO_KIND in wanted:
+        cases += go_cases(suite, rules, ids)
     engine = _Protocol(command, timeout)
     report = Report(f"{engine.name} (engine {engine.client.name})", str(suite.folder))
     started = time.perf_counter()
@@ -1308,6 +1393,8 @@ def check_engine(
             try:
                 if isinstance(case, MoveCase):
                     _engine_move_case(engine, case)
+                elif isinstance(case, GoCase):
+                    _engine_go_case(engine, case)
                 else:
                     _engine_perft(engine, case, perft_positions)
             except _MismatchError as m:
@@ -1320,6 +1407,53 @@ def check_engine(
         engine.close()
     report.seconds = time.perf_counter() - started
     return report
+
+
+def go_cases(
+    suite: Suite,
+    rules: Iterable[str] | None = None,
+    ids: Iterable[str] | None = None,
+) -> list[GoCase]:
+    """The positions ``check_engine`` sends ``go`` in (kind ``GO_KIND``), four a rule set,
+    taken from the suite's move cases: the empty board (the first move), a position of two
+    players after the first round (under ``drop3``, own cells only), one after a player of
+    three or more was put out (the turn skips them), each answered with a legal move, and a
+    won position, answered with an ``error`` line. ``rules`` and ``ids`` select as in
+    ``Suite.select``."""
+    wanted_rules = _choices(
+        None if rules is None else [_rule_name(r) for r in rules], RULE_SETS, "rule set"
+    )
+    wanted_ids = None if ids is None else set(ids)
+    moves = [c for c in suite.cases if isinstance(c, MoveCase)]
+    picks: tuple[tuple[str, bool, Callable[[MoveCase], bool]], ...] = (
+        # (a name, whether the position is the one after the move, which case)
+        ("first", False, lambda c: c.players == 2 and c.before.ply == 0 and c.width >= 3),
+        ("later", False, lambda c: c.players == 2 and c.before.ply >= 2 * c.players + 2),
+        ("after-out", True, lambda c: c.after.winner is None and bool(c.after.out)),
+        ("won", True, lambda c: c.after.winner is not None),
+    )
+    cases = []
+    for name in RULE_SETS:
+        if wanted_rules is not None and name not in wanted_rules:
+            continue
+        for label, after, fits in picks:
+            source = next((c for c in moves if c.rules.name == name and fits(c)), None)
+            if source is None:
+                continue
+            case = GoCase(
+                id=f"go-{label}-{source.id}",
+                kind=GO_KIND,
+                file=source.file,
+                line=source.line,
+                width=source.width,
+                height=source.height,
+                rules=source.rules,
+                players=source.players,
+                position=source.after if after else source.before,
+            )
+            if wanted_ids is None or case.id in wanted_ids:
+                cases.append(case)
+    return cases
 
 
 #: ``perft_positions`` by default: every depth, but through the protocol.
@@ -1341,7 +1475,13 @@ def run(
     (a command line, through the protocol), else against the reference engine if
     ``reference``, else against colorwars' native engine. ``perft_positions`` bounds the
     perft depths checked (see ``check``); by default every depth, but through the protocol
-    ``ENGINE_PERFT_POSITIONS``."""
+    ``ENGINE_PERFT_POSITIONS``. The ``go`` cases need an engine: ``--kind go`` without one
+    is a ``ConfigError``."""
+    if engine is None and kinds is not None and GO_KIND in {str(k).strip() for k in kinds}:
+        raise ConfigError(
+            "the go cases ask an engine for a move through the protocol: --kind go needs "
+            "--engine CMD"
+        )
     suite = load(folder)
     if engine is not None:
         limit = ENGINE_PERFT_POSITIONS if perft_positions == DEFAULT else perft_positions
@@ -1384,7 +1524,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--rules",
         help=f"only these rule sets, comma-separated: {', '.join(RULE_SETS)}",
     )
-    parser.add_argument("--kind", help=f"only these kinds, comma-separated: {', '.join(KINDS)}")
+    parser.add_argument(
+        "--kind",
+        help=f"only these kinds, comma-separated: {', '.join(KINDS)}, and with --engine {GO_KIND}",
+    )
     parser.add_argument(
         "--timeout",
         type=float,
