@@ -528,6 +528,7 @@ def test_colorwars_engine_passes_through_the_protocol(suite: conformance.Suite) 
     go = conformance.go_cases(suite)
     assert len(report.results) == len(suite.cases) + len(go)
     assert report.summary()["kinds"]["go"] == {"cases": 16, "passed": 16, "failed": 0}
+    assert report.missing == []
     assert report.engine.startswith(f"colorwars {colorwars.__version__}")
 
 
@@ -580,15 +581,17 @@ def test_an_engine_whose_go_is_wrong_fails_the_go_cases(
     assert {r.aspect for r in report.failed} == {"go"}
     assert report.failed[0].message == "go time=0.05 answered bestmove 'z99' is not on a 6x4 board"
     assert "answered bestmove a1, not a legal move of '3x2 colorwars 2" in report.failed[1].message
+    assert report.missing == []
     report = conformance.check_engine([*engine, "won"], suite, kinds=["go"])
     assert [r.passed for r in report.results] == [True, True, True, False] * 4
     assert "in a won position (player " in report.failed[0].message
     assert "answered 'bestmove a1', expected an error line" in report.failed[0].message
-    # No answer within the budget and the grace: the case fails.
+    # No answer within the budget and the grace: the case fails, and go is not sent again.
     monkeypatch.setattr(conformance, "GO_GRACE", 0.3)
-    first = conformance.go_cases(suite)[0].id
-    report = conformance.check_engine([*engine, "slow"], suite, ids=[first], kinds=["go"])
+    report = conformance.check_engine([*engine, "slow"], suite, kinds=["go"])
     assert report.results[0].message == "engine go.py gave no answer within 0.35 s"
+    assert [m.command for m in report.missing] == ["go"]
+    assert len(report.not_run) == 15
 
 
 @pytest.mark.skipif(shutil.which("sh") is None or shutil.which("awk") is None, reason="no sh/awk")
@@ -654,6 +657,7 @@ def test_a_broken_engine_fails_through_the_protocol(
     failed = Counter(r.kind for r in report.failed)
     assert failed["cascade"] >= 0.9 * sum(c.kind == "cascade" for c in suite.cases)
     assert failed["perft"] > 0
+    assert report.missing == []  # it answers every command, wrongly
     # Its perft also fails on reading positions it made itself: they break RULES.md §1.
     assert {r.aspect for r in report.failed} <= {"board", "perft", "position", "winner", "out"}
 
@@ -669,6 +673,107 @@ def test_an_engine_that_dies_fails_its_cases_and_is_started_again(
     assert "exited with status 3" in report.results[2].message
     with pytest.raises(EngineError, match="cannot start engine"):
         conformance.check_engine([str(tmp_path / "no-such-engine")], suite, ids=ids)
+
+
+SMALL_BOARDS_REFUSED = """\
+import sys
+
+from colorwars.engine import EngineServer
+
+server = EngineServer(lambda line: print(line, flush=True))
+for line in sys.stdin:
+    if line.startswith("position 2x"):  # as if it did not play on boards 2 cells wide
+        print("error boards from 3 x 3 only", flush=True)
+    else:
+        server.handle(line.strip())
+"""
+
+ENGINE_OF_TWO_COMMANDS = """\
+import sys
+
+from colorwars.engine import EngineServer
+
+server = EngineServer(lambda line: print(line, flush=True))
+for line in sys.stdin:
+    if line.split()[0] in ("protocol", "position", "go", "quit"):
+        server.handle(line.strip())
+    else:
+        print("error unknown command", flush=True)
+"""
+
+STARTS_ONCE = """\
+import pathlib
+import sys
+
+started = pathlib.Path(sys.argv[1])
+if started.exists():
+    sys.exit(5)  # a second start fails
+if sys.argv[2:] != ["again"]:  # else it starts each time
+    started.write_text("yes")
+for line in sys.stdin:
+    if line.split()[0] == "protocol":
+        print("protocol colorwars-engine 1 once 1", flush=True)
+    else:
+        sys.exit(4)  # any other command: it exits
+"""
+
+
+def test_a_missing_command_is_said_once_and_the_cases_needing_it_are_not_run(
+    suite: conformance.Suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An engine that answers only what a match needs (protocol, position, go) failed all
+    1,186 rule cases, each with the same line; now the first says it, then one line."""
+    two = " ".join(_script(tmp_path, "two.py", ENGINE_OF_TWO_COMMANDS))
+    assert conformance.main(_args("--data", str(SEEDS), "--engine", two)) == 1
+    out = capsys.readouterr().out.splitlines()
+    first = suite.cases[0].id
+    assert out[0] == f"FAIL {first}: notation: engine two.py refused 'show': unknown command"
+    assert out[1] == (
+        "MISSING show: the engine never answered it (engine two.py refused 'show': unknown "
+        f"command), found in case {first}; {len(suite.cases) - 1} later cases that need show "
+        "were not run"
+    )
+    assert len(out) == 3
+    assert out[2].startswith(f"conformance of colorwars {colorwars.__version__} (engine two.py): "
+                             f"{len(suite.cases) + 16} "
+                             f"cases, {len(suite.cases)} FAILED (16 passed, "
+                             f"{len(suite.cases) - 1} not run) in ")  # fmt: skip
+    report = conformance.check_engine(two.split(), suite, kinds=["perft"])
+    assert [m.command for m in report.missing] == ["show"]  # newgame alone is not said
+    assert report.summary()["not_run"] == len(report.results) - 1
+    assert report.to_json()["results"][1]["run"] is False
+
+
+def test_an_engine_that_dies_at_once_or_cannot_start_again_is_said_once(
+    suite: conformance.Suite, tmp_path: Path
+) -> None:
+    once = _script(tmp_path, "once.py", STARTS_ONCE)
+    report = conformance.check_engine([*once, str(tmp_path / "started")], suite)
+    assert [r.run for r in report.results[:2]] == [True, False]
+    assert report.results[0].message == "engine once.py exited with status 4"
+    (gone,) = report.missing
+    assert gone.line() == (
+        f"GONE: the engine could not be started again after case {suite.cases[0].id} (engine "
+        f"once.py exited with status 5); {len(report.results) - 1} later cases were not run"
+    )
+    # Started again each time, it exits at every command but the handshake.
+    report = conformance.check_engine([*once, str(tmp_path / "never"), "again"], suite)
+    assert [m.command for m in report.missing] == ["show", "position"]
+    assert len(report.results) - len(report.not_run) == 2  # the case of each
+
+
+def test_a_position_refused_for_its_board_is_not_a_missing_command(
+    suite: conformance.Suite, tmp_path: Path
+) -> None:
+    """position (and newgame) may be refused for what they give: the engine is asked to
+    read its own position too before the command counts as missing."""
+    picky = _script(tmp_path, "picky.py", SMALL_BOARDS_REFUSED)
+    report = conformance.check_engine(picky, suite, kinds=["random"], rules=["classic"])
+    assert report.missing == []
+    assert report.failed
+    assert all(r.board.startswith("2x") for r in report.failed)
+    assert {r.aspect for r in report.failed} == {"position"}
+    assert len(report.passed) > len(report.failed)
 
 
 # -- the command line -------------------------------------------------------------------------

@@ -26,6 +26,7 @@ on a ``Game``-like class; ``check_engine`` runs it through the protocol; ``run``
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import os
@@ -54,6 +55,7 @@ __all__ = [
     "CaseResult",
     "GameLike",
     "GoCase",
+    "Missing",
     "MoveCase",
     "NewGame",
     "PerftCase",
@@ -650,7 +652,9 @@ NewGame = Callable[[str], GameLike]
 class CaseResult:
     """The outcome of one case. ``aspect`` names what differed first (``position``,
     ``legal``, ``play``, ``waves``, ``board``, ``turn``, ``out``, ``winner``, ``notation``,
-    ``perft``, ``go``, ``error``), and ``message`` says how; both empty when it passed."""
+    ``perft``, ``go``, ``error``), and ``message`` says how; both empty when it passed. A
+    case not run (``run`` false: through the protocol, it needs a command the engine never
+    answered, see ``Missing``) has failed, with the aspect ``not run``."""
 
     id: str
     kind: str
@@ -660,20 +664,61 @@ class CaseResult:
     passed: bool
     aspect: str = ""
     message: str = ""
+    run: bool = True
 
     def line(self) -> str:
         head = f"{'pass' if self.passed else 'FAIL'} {self.id}"
         return head if self.passed else f"{head}: {self.aspect}: {self.message}"
 
 
+#: ``Missing.command`` for an engine that could not be started again after it exited.
+GONE = "start"
+
+
+@dataclass
+class Missing:
+    """A command an engine under test never answered, through the protocol: it refused it,
+    answered something else, gave no answer in time or exited, the first time it was sent
+    (``position`` and ``newgame``, which may be refused for the position or rule set they
+    give, also with the engine's own position). Found in the case ``case`` (which failed),
+    it is not sent again: the ``not_run`` later cases that need it fail without being run.
+    ``command`` is ``GONE`` for an engine that could not be started again."""
+
+    command: str
+    reason: str
+    case: str
+    not_run: int = 0
+
+    @property
+    def why(self) -> str:
+        """Why a case was not run."""
+        if self.command == GONE:
+            return "the engine could not be started again"
+        return f"the engine never answered {self.command}"
+
+    def line(self) -> str:
+        cases = f"{self.not_run} later case{'' if self.not_run == 1 else 's'}"
+        if self.command == GONE:
+            return (
+                f"GONE: the engine could not be started again after case {self.case} "
+                f"({self.reason}); {cases} were not run"
+            )
+        return (
+            f"MISSING {self.command}: the engine never answered it ({self.reason}), found in "
+            f"case {self.case}; {cases} that need {self.command} were not run"
+        )
+
+
 @dataclass
 class Report:
-    """The results of a run, case by case, and what was run."""
+    """The results of a run, case by case, and what was run; ``missing``: the commands an
+    engine never answered, through the protocol, and the cases not run for want of them."""
 
     engine: str
     folder: str
     results: list[CaseResult] = field(default_factory=list)
     seconds: float = 0.0
+    missing: list[Missing] = field(default_factory=list)
 
     @property
     def passed(self) -> list[CaseResult]:
@@ -682,6 +727,11 @@ class Report:
     @property
     def failed(self) -> list[CaseResult]:
         return [r for r in self.results if not r.passed]
+
+    @property
+    def not_run(self) -> list[CaseResult]:
+        """The cases that failed without being run (see ``Missing``)."""
+        return [r for r in self.results if not r.run]
 
     @property
     def ok(self) -> bool:
@@ -705,6 +755,11 @@ class Report:
             "cases": len(self.results),
             "passed": len(self.passed),
             "failed": len(self.failed),
+            "not_run": len(self.not_run),
+            "missing": [
+                {"command": m.command, "reason": m.reason, "case": m.case, "not_run": m.not_run}
+                for m in self.missing
+            ],
             "seconds": round(self.seconds, 3),
             "kinds": tally(lambda r: r.kind),
             "rules": tally(lambda r: r.rules),
@@ -716,9 +771,10 @@ class Report:
         s = self.summary()
         verdict = "all passed" if self.ok else f"{s['failed']} FAILED"
         kinds = ", ".join(f"{k} {v['cases']}" for k, v in s["kinds"].items())
+        not_run = f", {s['not_run']} not run" if s["not_run"] else ""
         return (
             f"conformance of {self.engine}: {s['cases']} cases, {verdict} "
-            f"({s['passed']} passed) in {self.seconds:.1f} s [{kinds}]"
+            f"({s['passed']} passed{not_run}) in {self.seconds:.1f} s [{kinds}]"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -736,6 +792,7 @@ class Report:
                     "passed": r.passed,
                     "aspect": r.aspect,
                     "message": r.message,
+                    "run": r.run,
                 }
                 for r in self.results
             ],
@@ -1178,13 +1235,18 @@ def parse_cell(name: str, width: int, height: int) -> int:
 
 class _Protocol:
     """A program speaking the protocol, (re)started as needed: a case that kills it fails,
-    and the next one starts it again."""
+    and the next one starts it again. The commands it never answered are ``missing`` (see
+    ``Missing``); ``case`` is the id of the case being run."""
 
     def __init__(self, command: str | Sequence[str], timeout: float) -> None:
         self.command = command
         self.timeout = timeout
         self.client: Any = None
         self.name = ""
+        self.case = ""
+        self.answered: set[str] = set()
+        self.failures: dict[str, int] = {}  # of the commands never answered
+        self.missing: dict[str, Missing] = {}
         self.start()
 
     def start(self) -> None:
@@ -1194,28 +1256,81 @@ class _Protocol:
         words = self.client.request("protocol", expect="protocol").split()
         self.name = " ".join(words[3:]) or self.client.name
 
-    def _running(self) -> None:
+    def blocking(self, needs: Iterable[str]) -> Missing | None:
+        """What keeps a case that sends these commands from running, if anything: the engine
+        is gone, or the first of them found missing."""
+        wanted = set(needs) | {GONE}
+        return next((m for c, m in self.missing.items() if c in wanted), None)
+
+    def _running(self, aspect: str) -> None:
         """Starts the engine again if it has exited (the case that ended it has failed)."""
-        if not self.client.alive:
-            self.client.close()
+        from colorwars.errors import EngineError
+
+        if self.client.alive:
+            return
+        self.client.close()
+        try:
             self.start()
+        except EngineError as e:
+            reason = _error_text(e)
+            self.missing[GONE] = Missing(GONE, reason, self.case)
+            raise _MismatchError(
+                aspect, f"the engine could not be started again: {reason}"
+            ) from None
 
     def request(self, line: str, expect: str, aspect: str, timeout: float | None = None) -> str:
         from colorwars.errors import EngineError
 
-        self._running()
+        command = line.split()[0]
+        self._running(aspect)
         try:
             answer: str = self.client.request(line, timeout=timeout, expect=expect)
         except EngineError as e:
-            raise _MismatchError(aspect, _error_text(e)) from None
+            text = _error_text(e)
+            if command not in self.answered and command not in self.missing:
+                self.failures[command] = self.failures.get(command, 0) + 1
+                if self._is_missing(command):
+                    self.missing[command] = Missing(command, text, self.case)
+            raise _MismatchError(aspect, text) from None
+        self.answered.add(command)
         return answer
+
+    def _is_missing(self, command: str) -> bool:
+        """Whether ``command``, failed before the engine ever answered it, is missing rather
+        than refused for its arguments: ``position`` and ``newgame`` may be refused for the
+        position or rule set the case gave (a difference that fails that case alone), so they
+        are sent again with the engine's own position (``show``), and are missing if that
+        fails too (or, when the engine cannot show its position, once they failed twice).
+        Every other command is missing at its first failure."""
+        from colorwars.errors import EngineError
+
+        if command not in ("position", "newgame"):
+            return True
+        try:
+            if "show" in self.missing:
+                raise _MismatchError("notation", "missing")
+            text = self.request("show", "position", "notation").removeprefix("position").strip()
+            f = parse_notation(text)
+        except (_MismatchError, ValueError):
+            return self.failures[command] >= 2
+        own = (
+            f"position {text}"
+            if command == "position"
+            else f"newgame {f['width']} {f['height']} {f['rules']} {f['players']}"
+        )
+        try:
+            self.client.request(own, expect="ok")
+        except EngineError:
+            return True
+        self.answered.add(command)
+        return False
 
     def refuses(self, line: str, aspect: str, timeout: float, what: str) -> None:
         """Sends ``line``, whose answer must be an ``error`` line (after any ``info`` lines);
         ``what``: the case's words for the position."""
         from colorwars.errors import EngineError
 
-        self._running()
+        self._running(aspect)
         deadline = time.monotonic() + timeout
         try:
             self.client.send(line)
@@ -1375,7 +1490,9 @@ def check_engine(
     ``perft_positions`` distinct positions summed from depth 1 (``None``: every depth). A
     refused line, garbage or no answer within ``timeout`` seconds fails the case; an engine
     that exits is started again for the next one. The ``go`` cases (kind ``GO_KIND``, see
-    ``go_cases``) follow the others. An engine that cannot be started at all is an
+    ``go_cases``) follow the others. A command the engine never answered is not sent again:
+    the later cases that need it fail without being run, and ``Report.missing`` says which
+    and why (see ``Missing``). An engine that cannot be started at all is an
     ``EngineError``."""
     suite = load() if suite is None else suite
     wanted = _choices(kinds, (*KINDS, GO_KIND), "kind")
@@ -1389,24 +1506,45 @@ def check_engine(
     started = time.perf_counter()
     try:
         for case in cases:
-            failure: _MismatchError | None = None
-            try:
-                if isinstance(case, MoveCase):
-                    _engine_move_case(engine, case)
-                elif isinstance(case, GoCase):
-                    _engine_go_case(engine, case)
-                else:
-                    _engine_perft(engine, case, perft_positions)
-            except _MismatchError as m:
-                failure = m
-            result = _result(case, failure)
+            engine.case = case.id
+            missing = engine.blocking(_needs(case, perft_positions))
+            if missing is not None:
+                missing.not_run += 1
+                result = dataclasses.replace(
+                    _result(case, _MismatchError("not run", missing.why)), run=False
+                )
+            else:
+                failure: _MismatchError | None = None
+                try:
+                    if isinstance(case, MoveCase):
+                        _engine_move_case(engine, case)
+                    elif isinstance(case, GoCase):
+                        _engine_go_case(engine, case)
+                    else:
+                        _engine_perft(engine, case, perft_positions)
+                except _MismatchError as m:
+                    failure = m
+                result = _result(case, failure)
             report.results.append(result)
             if progress is not None:
                 progress(result)
     finally:
         engine.close()
+        report.missing = list(engine.missing.values())
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _needs(case: Case | GoCase, limit: int | None) -> tuple[str, ...]:
+    """The commands a case sends through the protocol."""
+    if isinstance(case, GoCase):
+        return ("position", "go")
+    if isinstance(case, MoveCase):
+        return ("position", "show", "status", "legal", "play")
+    setup = "newgame" if case.first == 0 else "position"
+    if not _perft_depths(case, limit):  # the legal moves of the empty board alone
+        return (setup, "show", "position", "legal")
+    return (setup, "show", "position", "legal", "play", "status", "undo")
 
 
 def go_cases(
@@ -1555,10 +1693,11 @@ def _comma_list(text: str | None) -> list[str] | None:
 
 def main(args: argparse.Namespace) -> int:
     """Runs ``colorwars conformance`` with the options of ``add_arguments``: one line per
-    failing case (and per passing one with ``--verbose``), then a summary line; 0 when every
-    case passed, 1 otherwise. Errors before any case runs (an option out of range, no data, a
-    damaged file, an engine that cannot be started) are ``ColorwarsError`` (a ``FileError``
-    for the data) for the caller to print, with the exit status 2."""
+    failing case (and per passing one with ``--verbose``; a case not run for want of a command
+    the engine never answered only then), a line per such command, then a summary line; 0
+    when every case passed, 1 otherwise. Errors before any case runs (an option out of range,
+    no data, a damaged file, an engine that cannot be started) are ``ColorwarsError`` (a
+    ``FileError`` for the data) for the caller to print, with the exit status 2."""
     json_path = getattr(args, "json", None)
     out = sys.stderr if json_path == "-" else sys.stdout
     if json_path not in (None, "-"):
@@ -1566,7 +1705,7 @@ def main(args: argparse.Namespace) -> int:
     verbose = bool(getattr(args, "verbose", False))
 
     def show(result: CaseResult) -> None:
-        if verbose or not result.passed:
+        if verbose or (not result.passed and result.run):
             print(result.line(), file=out, flush=True)
 
     limit = getattr(args, "perft_positions", None)
@@ -1588,6 +1727,8 @@ def main(args: argparse.Namespace) -> int:
         perft_positions=DEFAULT if limit is None else limit,
         progress=show,
     )
+    for missing in report.missing:
+        print(missing.line(), file=out, flush=True)
     print(report.summary_line(), file=out, flush=True)
     if json_path is not None:
         text = json.dumps(report.to_json(), indent=1) + "\n"
