@@ -717,7 +717,9 @@ class Client:
             status = self._process.wait(timeout=1)
         except subprocess.TimeoutExpired:
             status = None
-        self._errors.join(timeout=1)  # its last words, read to the end
+        # Its last words, read to the end (a program it started may hold them open: then
+        # what it wrote before it exited has had EXITED_GRACE seconds to arrive).
+        self._errors.join(timeout=1 if self._exited_at is None else 0.2)
         said = f" (its last words: {self._stderr[-1]!r})" if self._stderr else ""
         how = "ended its output" if status is None else f"exited with status {status}"
         return self._failed(f"{how}{said}")
