@@ -559,7 +559,9 @@ mode = sys.argv[1]
 server = EngineServer(lambda line: print(line, flush=True))
 for line in sys.stdin:
     game, go = server.game, line.split()[:1] == ["go"]
-    if go and mode == "illegal" and game.winner is None:  # a cell it may not play
+    if line.split() == ["quit"]:
+        break
+    elif go and mode == "illegal" and game.winner is None:  # a cell it may not play
         cells = [c for c in range(len(game.counts())) if not game.is_legal(c)]
         print("bestmove " + (game.cell_name(cells[0]) if cells else "z99"), flush=True)
     elif go and mode == "won" and game.winner is not None:  # a move, though the game is over
@@ -576,22 +578,23 @@ def test_an_engine_whose_go_is_wrong_fails_the_go_cases(
     suite: conformance.Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     engine = _script(tmp_path, "go.py", GO_ENGINE)
-    report = conformance.check_engine([*engine, "illegal"], suite, kinds=["go"])
-    assert [r.passed for r in report.results] == [False, False, False, True] * 4
+    one = {"kinds": ["go"], "rules": ["colorwars"]}
+    report = conformance.check_engine([*engine, "illegal"], suite, **one)
+    assert [r.passed for r in report.results] == [False, False, False, True]
     assert {r.aspect for r in report.failed} == {"go"}
     assert report.failed[0].message == "go time=0.05 answered bestmove 'z99' is not on a 6x4 board"
     assert "answered bestmove a1, not a legal move of '3x2 colorwars 2" in report.failed[1].message
     assert report.missing == []
-    report = conformance.check_engine([*engine, "won"], suite, kinds=["go"])
-    assert [r.passed for r in report.results] == [True, True, True, False] * 4
+    report = conformance.check_engine([*engine, "won"], suite, **one)
+    assert [r.passed for r in report.results] == [True, True, True, False]
     assert "in a won position (player " in report.failed[0].message
     assert "answered 'bestmove a1', expected an error line" in report.failed[0].message
     # No answer within the budget and the grace: the case fails, and go is not sent again.
     monkeypatch.setattr(conformance, "GO_GRACE", 0.3)
-    report = conformance.check_engine([*engine, "slow"], suite, kinds=["go"])
+    report = conformance.check_engine([*engine, "slow"], suite, **one)
     assert report.results[0].message == "engine go.py gave no answer within 0.35 s"
     assert [m.command for m in report.missing] == ["go"]
-    assert len(report.not_run) == 15
+    assert len(report.not_run) == 3
 
 
 @pytest.mark.skipif(shutil.which("sh") is None or shutil.which("awk") is None, reason="no sh/awk")
@@ -682,7 +685,9 @@ from colorwars.engine import EngineServer
 
 server = EngineServer(lambda line: print(line, flush=True))
 for line in sys.stdin:
-    if line.startswith("position 2x"):  # as if it did not play on boards 2 cells wide
+    if line.split() == ["quit"]:
+        break
+    elif line.startswith("position 2x"):  # as if it did not play on boards 2 cells wide
         print("error boards from 3 x 3 only", flush=True)
     else:
         server.handle(line.strip())
@@ -695,7 +700,9 @@ from colorwars.engine import EngineServer
 
 server = EngineServer(lambda line: print(line, flush=True))
 for line in sys.stdin:
-    if line.split()[0] in ("protocol", "position", "go", "quit"):
+    if line.split() == ["quit"]:
+        break
+    elif line.split()[0] in ("protocol", "position", "go"):
         server.handle(line.strip())
     else:
         print("error unknown command", flush=True)
@@ -837,12 +844,16 @@ def test_the_command_line_fails_a_broken_engine(
 
 
 def test_python_m_conformance_reports_errors_in_one_line(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    suite: conformance.Suite,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert conformance._standalone(["--data", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: missing conformance file")
     assert err.count("\n") == 1
+    monkeypatch.setattr(conformance, "load", lambda folder=None: suite)  # read once
     assert conformance._standalone(["--engine", str(tmp_path / "no-such-engine")]) == 2
     assert capsys.readouterr().err.startswith("error: cannot start engine")
 
@@ -861,12 +872,17 @@ def test_python_m_conformance_reports_errors_in_one_line(
     ],
 )
 def test_usage_and_setup_errors_exit_2_in_one_line(
-    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+    argv: list[str],
+    says: str,
+    suite: conformance.Suite,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """docs/api.md: 2 for bad usage; a failed case is 1. The errors before any case ran
     were 1, as a failed case is."""
     from colorwars.cli import main
 
+    monkeypatch.setattr(conformance, "load", lambda folder=None: suite)  # read once
     try:
         code = main(["conformance", "--data", str(SEEDS), *argv])
     except SystemExit as e:  # argparse's own usage errors
