@@ -525,8 +525,84 @@ def test_the_checks_say_what_differs(suite: conformance.Suite) -> None:
 def test_colorwars_engine_passes_through_the_protocol(suite: conformance.Suite) -> None:
     report = conformance.check_engine(ENGINE, suite, perft_positions=ENGINE_PERFT_POSITIONS)
     assert report.failed == []
-    assert len(report.results) == len(suite.cases)
+    go = conformance.go_cases(suite)
+    assert len(report.results) == len(suite.cases) + len(go)
+    assert report.summary()["kinds"]["go"] == {"cases": 16, "passed": 16, "failed": 0}
+    assert report.missing == []
     assert report.engine.startswith(f"colorwars {colorwars.__version__}")
+
+
+def test_the_go_cases_cover_each_rule_set(suite: conformance.Suite) -> None:
+    """docs/engine.md: go answers a legal move; once the game is won, an error line. Four
+    positions a rule set: the first move, a later one of two players, one after a player of
+    three or more went out, and a won one."""
+    cases = conformance.go_cases(suite)
+    assert [c.id.split("-")[1] for c in cases] == ["first", "later", "after", "won"] * 4
+    assert [c.rules.name for c in cases[::4]] == list(conformance.RULE_SETS)
+    for case in cases:
+        p = case.position
+        assert (p.winner is not None) == case.id.startswith("go-won-"), case.id
+        assert bool(p.legal) == (p.winner is None), case.id
+    assert all(c.position.ply == 0 for c in cases[::4])
+    assert all(c.players >= 3 and c.position.out for c in cases[2::4])
+    assert conformance.go_cases(suite, rules=["classic"]) == cases[4:8]
+    assert conformance.go_cases(suite, ids=[cases[5].id]) == [cases[5]]
+
+
+GO_ENGINE = """\
+import sys
+import time
+
+from colorwars.engine import EngineServer
+
+mode = sys.argv[1]
+server = EngineServer(lambda line: print(line, flush=True))
+for line in sys.stdin:
+    game, go = server.game, line.split()[:1] == ["go"]
+    if line.split() == ["quit"]:
+        break
+    elif go and mode == "illegal" and game.winner is None:  # a cell it may not play
+        cells = [c for c in range(len(game.counts())) if not game.is_legal(c)]
+        print("bestmove " + (game.cell_name(cells[0]) if cells else "z99"), flush=True)
+    elif go and mode == "won" and game.winner is not None:  # a move, though the game is over
+        print("info thinking", flush=True)
+        print("bestmove a1", flush=True)
+    elif go and mode == "slow":
+        time.sleep(30)
+    else:
+        server.handle(line.strip())
+"""
+
+
+def test_an_engine_whose_go_is_wrong_fails_the_go_cases(
+    suite: conformance.Suite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = _script(tmp_path, "go.py", GO_ENGINE)
+    one = {"kinds": ["go"], "rules": ["colorwars"]}
+    report = conformance.check_engine([*engine, "illegal"], suite, **one)
+    assert [r.passed for r in report.results] == [False, False, False, True]
+    assert {r.aspect for r in report.failed} == {"go"}
+    assert report.failed[0].message == "go time=0.05 answered bestmove 'z99' is not on a 6x4 board"
+    assert "answered bestmove a1, not a legal move of '3x2 colorwars 2" in report.failed[1].message
+    assert report.missing == []
+    report = conformance.check_engine([*engine, "won"], suite, **one)
+    assert [r.passed for r in report.results] == [True, True, True, False]
+    assert "in a won position (player " in report.failed[0].message
+    assert "answered 'bestmove a1', expected an error line" in report.failed[0].message
+    # No answer within the budget and the grace: the case fails, and go is not sent again.
+    monkeypatch.setattr(conformance, "GO_GRACE", 0.3)
+    report = conformance.check_engine([*engine, "slow"], suite, **one)
+    assert report.results[0].message == "engine go.py gave no answer within 0.35 s"
+    assert [m.command for m in report.missing] == ["go"]
+    assert len(report.not_run) == 3
+
+
+@pytest.mark.skipif(shutil.which("sh") is None or shutil.which("awk") is None, reason="no sh/awk")
+def test_the_shell_engine_passes_the_go_cases(suite: conformance.Suite) -> None:
+    """What a match needs (position and go) is all the go cases send."""
+    shell = ["sh", str(ROOT / "tests" / "engines" / "first_legal.sh")]
+    report = conformance.check_engine(shell, suite, kinds=["go"])
+    assert report.ok, report.failed
 
 
 BROKEN_ENGINE = """\
@@ -584,6 +660,7 @@ def test_a_broken_engine_fails_through_the_protocol(
     failed = Counter(r.kind for r in report.failed)
     assert failed["cascade"] >= 0.9 * sum(c.kind == "cascade" for c in suite.cases)
     assert failed["perft"] > 0
+    assert report.missing == []  # it answers every command, wrongly
     # Its perft also fails on reading positions it made itself: they break RULES.md §1.
     assert {r.aspect for r in report.failed} <= {"board", "perft", "position", "winner", "out"}
 
@@ -599,6 +676,111 @@ def test_an_engine_that_dies_fails_its_cases_and_is_started_again(
     assert "exited with status 3" in report.results[2].message
     with pytest.raises(EngineError, match="cannot start engine"):
         conformance.check_engine([str(tmp_path / "no-such-engine")], suite, ids=ids)
+
+
+SMALL_BOARDS_REFUSED = """\
+import sys
+
+from colorwars.engine import EngineServer
+
+server = EngineServer(lambda line: print(line, flush=True))
+for line in sys.stdin:
+    if line.split() == ["quit"]:
+        break
+    elif line.startswith("position 2x"):  # as if it did not play on boards 2 cells wide
+        print("error boards from 3 x 3 only", flush=True)
+    else:
+        server.handle(line.strip())
+"""
+
+ENGINE_OF_TWO_COMMANDS = """\
+import sys
+
+from colorwars.engine import EngineServer
+
+server = EngineServer(lambda line: print(line, flush=True))
+for line in sys.stdin:
+    if line.split() == ["quit"]:
+        break
+    elif line.split()[0] in ("protocol", "position", "go"):
+        server.handle(line.strip())
+    else:
+        print("error unknown command", flush=True)
+"""
+
+STARTS_ONCE = """\
+import pathlib
+import sys
+
+started = pathlib.Path(sys.argv[1])
+if started.exists():
+    sys.exit(5)  # a second start fails
+if sys.argv[2:] != ["again"]:  # else it starts each time
+    started.write_text("yes")
+for line in sys.stdin:
+    if line.split()[0] == "protocol":
+        print("protocol colorwars-engine 1 once 1", flush=True)
+    else:
+        sys.exit(4)  # any other command: it exits
+"""
+
+
+def test_a_missing_command_is_said_once_and_the_cases_needing_it_are_not_run(
+    suite: conformance.Suite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An engine that answers only what a match needs (protocol, position, go) failed all
+    1,186 rule cases, each with the same line; now the first says it, then one line."""
+    two = " ".join(_script(tmp_path, "two.py", ENGINE_OF_TWO_COMMANDS))
+    assert conformance.main(_args("--data", str(SEEDS), "--engine", two)) == 1
+    out = capsys.readouterr().out.splitlines()
+    first = suite.cases[0].id
+    assert out[0] == f"FAIL {first}: notation: engine two.py refused 'show': unknown command"
+    assert out[1] == (
+        "MISSING show: the engine never answered it (engine two.py refused 'show': unknown "
+        f"command), found in case {first}; {len(suite.cases) - 1} later cases that need show "
+        "were not run"
+    )
+    assert len(out) == 3
+    assert out[2].startswith(f"conformance of colorwars {colorwars.__version__} (engine two.py): "
+                             f"{len(suite.cases) + 16} "
+                             f"cases, {len(suite.cases)} FAILED (16 passed, "
+                             f"{len(suite.cases) - 1} not run) in ")  # fmt: skip
+    report = conformance.check_engine(two.split(), suite, kinds=["perft"])
+    assert [m.command for m in report.missing] == ["show"]  # newgame alone is not said
+    assert report.summary()["not_run"] == len(report.results) - 1
+    assert report.to_json()["results"][1]["run"] is False
+
+
+def test_an_engine_that_dies_at_once_or_cannot_start_again_is_said_once(
+    suite: conformance.Suite, tmp_path: Path
+) -> None:
+    once = _script(tmp_path, "once.py", STARTS_ONCE)
+    report = conformance.check_engine([*once, str(tmp_path / "started")], suite)
+    assert [r.run for r in report.results[:2]] == [True, False]
+    assert report.results[0].message == "engine once.py exited with status 4"
+    (gone,) = report.missing
+    assert gone.line() == (
+        f"GONE: the engine could not be started again after case {suite.cases[0].id} (engine "
+        f"once.py exited with status 5); {len(report.results) - 1} later cases were not run"
+    )
+    # Started again each time, it exits at every command but the handshake.
+    report = conformance.check_engine([*once, str(tmp_path / "never"), "again"], suite)
+    assert [m.command for m in report.missing] == ["show", "position"]
+    assert len(report.results) - len(report.not_run) == 2  # the case of each
+
+
+def test_a_position_refused_for_its_board_is_not_a_missing_command(
+    suite: conformance.Suite, tmp_path: Path
+) -> None:
+    """position (and newgame) may be refused for what they give: the engine is asked to
+    read its own position too before the command counts as missing."""
+    picky = _script(tmp_path, "picky.py", SMALL_BOARDS_REFUSED)
+    report = conformance.check_engine(picky, suite, kinds=["random"], rules=["classic"])
+    assert report.missing == []
+    assert report.failed
+    assert all(r.board.startswith("2x") for r in report.failed)
+    assert {r.aspect for r in report.failed} == {"position"}
+    assert len(report.passed) > len(report.failed)
 
 
 # -- the command line -------------------------------------------------------------------------
@@ -662,12 +844,54 @@ def test_the_command_line_fails_a_broken_engine(
 
 
 def test_python_m_conformance_reports_errors_in_one_line(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    suite: conformance.Suite,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert conformance._standalone(["--data", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: missing conformance file")
     assert err.count("\n") == 1
+    monkeypatch.setattr(conformance, "load", lambda folder=None: suite)  # read once
+    assert conformance._standalone(["--engine", str(tmp_path / "no-such-engine")]) == 2
+    assert capsys.readouterr().err.startswith("error: cannot start engine")
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--engine", "/nonexistent/engine"], "cannot start engine /nonexistent/engine"),
+        (["--engine", ""], "invalid engine command: it is empty"),
+        (["--engine", "./bot 'x"], "no closing quotation"),
+        (["--kind", "everything"], "unknown kind everything"),
+        (["--kind", "go"], "--kind go needs --engine CMD"),
+        (["--timeout", "5"], "--timeout is for --engine"),
+        (["--perft-positions", "-3"], "--perft-positions must be 0 or more"),
+        (["--timeout", "x"], "argument --timeout: invalid float value"),
+    ],
+)
+def test_usage_and_setup_errors_exit_2_in_one_line(
+    argv: list[str],
+    says: str,
+    suite: conformance.Suite,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/api.md: 2 for bad usage; a failed case is 1. The errors before any case ran
+    were 1, as a failed case is."""
+    from colorwars.cli import main
+
+    monkeypatch.setattr(conformance, "load", lambda folder=None: suite)  # read once
+    try:
+        code = main(["conformance", "--data", str(SEEDS), *argv])
+    except SystemExit as e:  # argparse's own usage errors
+        code = int(str(e.code))
+    assert code == 2
+    err = capsys.readouterr().err
+    assert says in err
+    assert err.count("\n") == 1
+    assert "Traceback" not in err
 
 
 def test_the_docs_give_the_suites_size(suite: conformance.Suite) -> None:

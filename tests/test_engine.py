@@ -22,7 +22,7 @@ import colorwars
 import pytest
 from colorwars import ai
 from colorwars.engine import MAX_LINE, MAX_POSITIONS, Client, Engine, EngineServer, serve
-from colorwars.errors import EngineError, InvalidPlayerError
+from colorwars.errors import EngineError, FileError, InvalidPlayerError
 from colorwars.players import parse_player
 from stopping import search_stopped
 
@@ -168,6 +168,19 @@ def test_a_bad_line_gets_one_error_line_and_the_engine_goes_on(line: str, says: 
     assert answers[1].startswith(says), answers[1]
     assert len(answers) == 3
     assert answers[2] == "position 5x5 colorwars 2 ...../...../...../...../..... a - - 0"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["protocol 1", "isready now", "undo 2", "legal a1", "show me", "status please", "stop now",
+     "quit now"],
+)  # fmt: skip
+def test_a_command_that_takes_no_arguments_refuses_words_after_it(line: str) -> None:
+    """Extra words were ignored, but by undo; a stop or quit with words is not acted on."""
+    command = line.split()[0]
+    answers = talk("newgame 3 3", "play b2", line, "show", "isready")
+    assert answers[2] == f"error usage: {command} (it takes no arguments)"
+    assert answers[3:] == ["position 3x3 colorwars 2 .../.3a./... b a - 1", "readyok"]
 
 
 def test_a_bad_move_in_a_position_command_leaves_the_game_as_it_was() -> None:
@@ -623,6 +636,67 @@ def test_an_output_closed_early_ends_the_engine_quietly() -> None:
         proc.stderr.close()
         assert err == b"", err.decode()
         assert proc.returncode in (0, 141)
+
+
+class _FullDisk(io.StringIO):
+    def write(self, text: str) -> int:
+        raise OSError(28, "No space left on device")
+
+
+def test_an_output_that_cannot_be_written_is_one_error() -> None:
+    with pytest.raises(FileError, match="cannot write to the engine's output: No space left"):
+        serve(io.BytesIO(b"protocol\nisready\n"), _FullDisk())
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full")
+def test_colorwars_engine_on_a_full_disk_says_so_in_one_line() -> None:
+    # It printed the answering thread's traceback and exited with 0.
+    with open("/dev/full", "w") as full:
+        run = subprocess.run(
+            COLORWARS, input="protocol\nlegal\n", stdout=full, stderr=subprocess.PIPE,
+            text=True, timeout=120, check=False,
+        )  # fmt: skip
+    assert run.stderr == "error: cannot write to standard output: No space left on device\n"
+    assert run.returncode == 2
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no sh")
+def test_a_program_that_exits_is_seen_at_once_though_its_child_holds_the_output(
+    tmp_path: Path,
+) -> None:
+    # The reader waited for the end of the output, which the child kept open: the whole
+    # start-up wait (30 s by default), in every game of a tournament.
+    script = tmp_path / "leaves.sh"
+    script.write_text("sleep 60 &\nread -r line\nexit 3\n")  # exits once it has read protocol
+    with pytest.raises(EngineError, match="exited with status 3"):
+        Client(["sh", str(script)], timeout=30)
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no sh")
+def test_a_program_that_could_not_start_is_not_started_again(tmp_path: Path) -> None:
+    # A dead entrant was started again in every game, each start waiting its time out.
+    starts = tmp_path / "starts"
+    script = tmp_path / "dead.sh"
+    script.write_text(f"echo started >> '{starts}'\nexit 3\n")
+    dead = Engine(["sh", str(script)], time=0.05)
+    result = ai.match([dead, "random"], 3, 3, 3)
+    assert result["winners"].tolist() == [1, 1, 1]
+    reasons = {why for _, _, why in result["forfeits"]}
+    assert reasons == {"engine dead.sh exited with status 3"}
+    assert len(result["forfeits"]) == 3
+    assert starts.read_text().splitlines() == ["started"]  # started once
+    assert dead.start_failure == "engine dead.sh exited with status 3"
+    with pytest.raises(EngineError, match="exited with status 3"):
+        dead.choose(colorwars.Game(3, 3))
+    assert len(starts.read_text().splitlines()) == 1
+
+
+def test_no_answer_in_time_names_the_timeout() -> None:
+    # It named what was left of it when the wait began ("within 0.199998 s").
+    with Client([sys.executable, str(ENGINES / "misbehaving.py"), "silent"]) as c:
+        c.request("position 3x3 colorwars 2 .../.../... a - - 0", expect="ok")
+        with pytest.raises(EngineError, match=r"gave no answer within 0\.2 s$"):
+            c.request("go", timeout=0.2)
 
 
 def test_the_tables_say_when_an_engine_forfeited(capsys: pytest.CaptureFixture[str]) -> None:

@@ -752,10 +752,16 @@ def _ask(game: Any, prompt: str) -> str:
 
 
 def cmd_conformance(args: argparse.Namespace, console: Console) -> int:
-    """The conformance suite against colorwars or another engine."""
+    """The conformance suite against colorwars or another engine: 0 every case passed, 1 any
+    failed, 2 bad usage or a setup that fails before any case runs (the data, an engine that
+    cannot be started), said in one line."""
     from colorwars import conformance
 
-    return conformance.main(args)
+    try:
+        return conformance.main(args)
+    except ColorwarsError as e:
+        _fail(_option_names(str(e)))
+        return 2
 
 
 def cmd_engine(args: argparse.Namespace, console: Console) -> int:
@@ -764,7 +770,11 @@ def cmd_engine(args: argparse.Namespace, console: Console) -> int:
     from colorwars.players import parse_player
 
     parse_player(args.player)  # a bad name is one line on stderr, before any protocol
-    return serve(player=args.player)
+    try:
+        return serve(player=args.player)
+    except FileError:  # stdout cannot be written (a full disk): said once, by main
+        _stdout_to_devnull()  # what is still buffered goes nowhere, not to a second error
+        raise
 
 
 def cmd_play(args: argparse.Namespace, console: Console) -> int:
@@ -1112,7 +1122,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check an implementation against the conformance suite in "
         "seeds/conformance/: colorwars itself (the native engine, or --reference), or any "
         "program that speaks the engine protocol (--engine CMD). One line per failing case "
-        "and a summary; exit status 0 when every case passes, 1 otherwise. See the docs' "
+        "and a summary; exit status 0 when every case passes, 1 when any fails, 2 for bad "
+        "usage, unreadable data or an engine that cannot be started. See the docs' "
         "conformance page.",
     )
     conformance.add_arguments(conf)
@@ -1259,14 +1270,19 @@ def _option_names(message: str) -> str:
     )
 
 
-def _closed_pipe() -> int:
-    """The end of a run whose output pipe was closed early: Python's recipe (stdout pointed at
-    devnull, so the exit's flush cannot fail again), quietly, with the status of a program
-    that SIGPIPE stopped (128 + 13)."""
+def _stdout_to_devnull() -> None:
+    """Points stdout at devnull, so that the exit's flush of an output that cannot be written
+    (a closed pipe, a full disk) does not fail again (Python's recipe)."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+
+
+def _closed_pipe() -> int:
+    """The end of a run whose output pipe was closed early: quietly, stdout pointed at
+    devnull, with the status of a program that SIGPIPE stopped (128 + 13)."""
+    _stdout_to_devnull()
     return 128 + signal.SIGPIPE
 
 

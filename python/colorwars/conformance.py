@@ -26,6 +26,7 @@ on a ``Game``-like class; ``check_engine`` runs it through the protocol; ``run``
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import os
@@ -44,12 +45,17 @@ from colorwars.rules import Rules
 __all__ = [
     "ENGINE_PERFT_POSITIONS",
     "FORMAT",
+    "GO_GRACE",
+    "GO_KIND",
+    "GO_TIME",
     "KINDS",
     "MOVE_KINDS",
     "RULE_SETS",
     "VERSION",
     "CaseResult",
     "GameLike",
+    "GoCase",
+    "Missing",
     "MoveCase",
     "NewGame",
     "PerftCase",
@@ -67,6 +73,7 @@ __all__ = [
     "check_reference",
     "default_folder",
     "dump_line",
+    "go_cases",
     "load",
     "main",
     "parse_cell",
@@ -97,6 +104,13 @@ MAX_FILE_BYTES = 64 * 2**20
 #: The protocol's perft is bounded: the depths whose distinct positions, summed from depth 1,
 #: stay within this many (see ``_perft_depths``).
 ENGINE_PERFT_POSITIONS = 500
+#: The kind of the cases that ask an engine for a move (``go``): made from the move cases'
+#: positions (``go_cases``), run through the protocol only.
+GO_KIND = "go"
+#: The budget of those ``go`` commands (``go time=GO_TIME``), and the seconds an answer may take
+#: beyond it: what a match allows an ``engine:`` player before it forfeits (``Engine``'s grace).
+GO_TIME = 0.05
+GO_GRACE = 5.0
 
 
 # -- the data --------------------------------------------------------------------------------
@@ -177,6 +191,23 @@ class PerftCase:
 
 
 Case = MoveCase | PerftCase
+
+
+@dataclass(frozen=True, slots=True)
+class GoCase:
+    """A position to send ``go`` in, through the protocol (``go_cases``): a live one must be
+    answered with one of its legal moves, in time; a won one with an ``error`` line. ``file``
+    and ``line`` are those of the move case it comes from."""
+
+    id: str
+    kind: str
+    file: str
+    line: int
+    width: int
+    height: int
+    rules: Rules
+    players: int
+    position: Position
 
 
 @dataclass(frozen=True)
@@ -621,7 +652,9 @@ NewGame = Callable[[str], GameLike]
 class CaseResult:
     """The outcome of one case. ``aspect`` names what differed first (``position``,
     ``legal``, ``play``, ``waves``, ``board``, ``turn``, ``out``, ``winner``, ``notation``,
-    ``perft``, ``error``), and ``message`` says how; both empty when it passed."""
+    ``perft``, ``go``, ``error``), and ``message`` says how; both empty when it passed. A
+    case not run (``run`` false: through the protocol, it needs a command the engine never
+    answered, see ``Missing``) has failed, with the aspect ``not run``."""
 
     id: str
     kind: str
@@ -631,20 +664,61 @@ class CaseResult:
     passed: bool
     aspect: str = ""
     message: str = ""
+    run: bool = True
 
     def line(self) -> str:
         head = f"{'pass' if self.passed else 'FAIL'} {self.id}"
         return head if self.passed else f"{head}: {self.aspect}: {self.message}"
 
 
+#: ``Missing.command`` for an engine that could not be started again after it exited.
+GONE = "start"
+
+
+@dataclass
+class Missing:
+    """A command an engine under test never answered, through the protocol: it refused it,
+    answered something else, gave no answer in time or exited, the first time it was sent
+    (``position`` and ``newgame``, which may be refused for the position or rule set they
+    give, also with the engine's own position). Found in the case ``case`` (which failed),
+    it is not sent again: the ``not_run`` later cases that need it fail without being run.
+    ``command`` is ``GONE`` for an engine that could not be started again."""
+
+    command: str
+    reason: str
+    case: str
+    not_run: int = 0
+
+    @property
+    def why(self) -> str:
+        """Why a case was not run."""
+        if self.command == GONE:
+            return "the engine could not be started again"
+        return f"the engine never answered {self.command}"
+
+    def line(self) -> str:
+        cases = f"{self.not_run} later case{'' if self.not_run == 1 else 's'}"
+        if self.command == GONE:
+            return (
+                f"GONE: the engine could not be started again after case {self.case} "
+                f"({self.reason}); {cases} were not run"
+            )
+        return (
+            f"MISSING {self.command}: the engine never answered it ({self.reason}), found in "
+            f"case {self.case}; {cases} that need {self.command} were not run"
+        )
+
+
 @dataclass
 class Report:
-    """The results of a run, case by case, and what was run."""
+    """The results of a run, case by case, and what was run; ``missing``: the commands an
+    engine never answered, through the protocol, and the cases not run for want of them."""
 
     engine: str
     folder: str
     results: list[CaseResult] = field(default_factory=list)
     seconds: float = 0.0
+    missing: list[Missing] = field(default_factory=list)
 
     @property
     def passed(self) -> list[CaseResult]:
@@ -653,6 +727,11 @@ class Report:
     @property
     def failed(self) -> list[CaseResult]:
         return [r for r in self.results if not r.passed]
+
+    @property
+    def not_run(self) -> list[CaseResult]:
+        """The cases that failed without being run (see ``Missing``)."""
+        return [r for r in self.results if not r.run]
 
     @property
     def ok(self) -> bool:
@@ -676,6 +755,11 @@ class Report:
             "cases": len(self.results),
             "passed": len(self.passed),
             "failed": len(self.failed),
+            "not_run": len(self.not_run),
+            "missing": [
+                {"command": m.command, "reason": m.reason, "case": m.case, "not_run": m.not_run}
+                for m in self.missing
+            ],
             "seconds": round(self.seconds, 3),
             "kinds": tally(lambda r: r.kind),
             "rules": tally(lambda r: r.rules),
@@ -687,9 +771,10 @@ class Report:
         s = self.summary()
         verdict = "all passed" if self.ok else f"{s['failed']} FAILED"
         kinds = ", ".join(f"{k} {v['cases']}" for k, v in s["kinds"].items())
+        not_run = f", {s['not_run']} not run" if s["not_run"] else ""
         return (
             f"conformance of {self.engine}: {s['cases']} cases, {verdict} "
-            f"({s['passed']} passed) in {self.seconds:.1f} s [{kinds}]"
+            f"({s['passed']} passed{not_run}) in {self.seconds:.1f} s [{kinds}]"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -707,6 +792,7 @@ class Report:
                     "passed": r.passed,
                     "aspect": r.aspect,
                     "message": r.message,
+                    "run": r.run,
                 }
                 for r in self.results
             ],
@@ -955,7 +1041,7 @@ def _game_expand(new_game: NewGame) -> Callable[[str], list[tuple[str, bool]]]:
     return expand
 
 
-def _result(case: Case, failure: _MismatchError | None) -> CaseResult:
+def _result(case: Case | GoCase, failure: _MismatchError | None) -> CaseResult:
     return CaseResult(
         id=case.id,
         kind=case.kind,
@@ -1149,13 +1235,18 @@ def parse_cell(name: str, width: int, height: int) -> int:
 
 class _Protocol:
     """A program speaking the protocol, (re)started as needed: a case that kills it fails,
-    and the next one starts it again."""
+    and the next one starts it again. The commands it never answered are ``missing`` (see
+    ``Missing``); ``case`` is the id of the case being run."""
 
     def __init__(self, command: str | Sequence[str], timeout: float) -> None:
         self.command = command
         self.timeout = timeout
         self.client: Any = None
         self.name = ""
+        self.case = ""
+        self.answered: set[str] = set()
+        self.failures: dict[str, int] = {}  # of the commands never answered
+        self.missing: dict[str, Missing] = {}
         self.start()
 
     def start(self) -> None:
@@ -1165,17 +1256,93 @@ class _Protocol:
         words = self.client.request("protocol", expect="protocol").split()
         self.name = " ".join(words[3:]) or self.client.name
 
-    def request(self, line: str, expect: str, aspect: str) -> str:
+    def blocking(self, needs: Iterable[str]) -> Missing | None:
+        """What keeps a case that sends these commands from running, if anything: the engine
+        is gone, or the first of them found missing."""
+        wanted = set(needs) | {GONE}
+        return next((m for c, m in self.missing.items() if c in wanted), None)
+
+    def _running(self, aspect: str) -> None:
+        """Starts the engine again if it has exited (the case that ended it has failed)."""
         from colorwars.errors import EngineError
 
-        if not self.client.alive:
-            self.client.close()
-            self.start()
+        if self.client.alive:
+            return
+        self.client.close()
         try:
-            answer: str = self.client.request(line, expect=expect)
+            self.start()
+        except EngineError as e:
+            reason = _error_text(e)
+            self.missing[GONE] = Missing(GONE, reason, self.case)
+            raise _MismatchError(
+                aspect, f"the engine could not be started again: {reason}"
+            ) from None
+
+    def request(self, line: str, expect: str, aspect: str, timeout: float | None = None) -> str:
+        from colorwars.errors import EngineError
+
+        command = line.split()[0]
+        self._running(aspect)
+        try:
+            answer: str = self.client.request(line, timeout=timeout, expect=expect)
+        except EngineError as e:
+            text = _error_text(e)
+            if command not in self.answered and command not in self.missing:
+                self.failures[command] = self.failures.get(command, 0) + 1
+                if self._is_missing(command):
+                    self.missing[command] = Missing(command, text, self.case)
+            raise _MismatchError(aspect, text) from None
+        self.answered.add(command)
+        return answer
+
+    def _is_missing(self, command: str) -> bool:
+        """Whether ``command``, failed before the engine ever answered it, is missing rather
+        than refused for its arguments: ``position`` and ``newgame`` may be refused for the
+        position or rule set the case gave (a difference that fails that case alone), so they
+        are sent again with the engine's own position (``show``), and are missing if that
+        fails too (or, when the engine cannot show its position, once they failed twice).
+        Every other command is missing at its first failure."""
+        from colorwars.errors import EngineError
+
+        if command not in ("position", "newgame"):
+            return True
+        try:
+            if "show" in self.missing:
+                raise _MismatchError("notation", "missing")
+            text = self.request("show", "position", "notation").removeprefix("position").strip()
+            f = parse_notation(text)
+        except (_MismatchError, ValueError):
+            return self.failures[command] >= 2
+        own = (
+            f"position {text}"
+            if command == "position"
+            else f"newgame {f['width']} {f['height']} {f['rules']} {f['players']}"
+        )
+        try:
+            self.client.request(own, expect="ok")
+        except EngineError:
+            return True
+        self.answered.add(command)
+        return False
+
+    def refuses(self, line: str, aspect: str, timeout: float, what: str) -> None:
+        """Sends ``line``, whose answer must be an ``error`` line (after any ``info`` lines);
+        ``what``: the case's words for the position."""
+        from colorwars.errors import EngineError
+
+        self._running(aspect)
+        deadline = time.monotonic() + timeout
+        try:
+            self.client.send(line)
+            answer: str = self.client.answer(timeout)
+            while answer == "info" or answer.startswith("info "):
+                answer = self.client.answer(max(deadline - time.monotonic(), 0.001))
         except EngineError as e:
             raise _MismatchError(aspect, _error_text(e)) from None
-        return answer
+        if answer != "error" and not answer.startswith("error "):
+            raise _MismatchError(
+                aspect, f"{what}: {line} answered {answer[:80]!r}, expected an error line"
+            )
 
     def close(self) -> None:
         if self.client is not None:
@@ -1244,6 +1411,33 @@ def _engine_move_case(engine: _Protocol, case: MoveCase) -> None:
     _compare_position(f"after {case.name}", w, case.after, after)
 
 
+def _engine_go_case(engine: _Protocol, case: GoCase) -> None:
+    """docs/engine.md: ``go time=T`` answers ``bestmove M``, a legal move of the position,
+    within T plus ``GO_GRACE`` seconds; in a won position, an ``error`` line (there is no move
+    to search)."""
+    w, h, p = case.width, case.height, case.position
+    engine.request(f"position {p.text}", "ok", "position")
+    go = f"go time={GO_TIME:g}"
+    if p.winner is not None:
+        won = f"in a won position (player {_letter(p.winner)} has won)"
+        engine.refuses(go, "go", GO_TIME + GO_GRACE, won)
+        return
+    answer = engine.request(go, "bestmove", "go", timeout=GO_TIME + GO_GRACE)
+    words = answer.split()
+    if len(words) != 2:
+        raise _MismatchError("go", f"{go} answered {answer[:80]!r}, expected bestmove CELL")
+    try:
+        cell = parse_cell(words[1], w, h)
+    except ValueError as e:
+        raise _MismatchError("go", f"{go} answered bestmove {e}") from None
+    if cell not in p.legal:
+        raise _MismatchError(
+            "go",
+            f"{go} answered bestmove {words[1]}, not a legal move of {p.text!r} (legal: "
+            f"{_names(p.legal, w)})",
+        )
+
+
 def _engine_perft(engine: _Protocol, case: PerftCase, limit: int | None) -> None:
     """Perft through ``legal``, ``play``, ``show``, ``status`` and ``undo``, from the empty
     board set up by ``newgame`` (or ``position`` when another player moves first)."""
@@ -1295,31 +1489,109 @@ def check_engine(
     ``legal``, ``play``, ``show``, ``status`` and ``undo``, for the depths within
     ``perft_positions`` distinct positions summed from depth 1 (``None``: every depth). A
     refused line, garbage or no answer within ``timeout`` seconds fails the case; an engine
-    that exits is started again for the next one. An engine that cannot be started at all is
-    an ``EngineError``."""
+    that exits is started again for the next one. The ``go`` cases (kind ``GO_KIND``, see
+    ``go_cases``) follow the others. A command the engine never answered is not sent again:
+    the later cases that need it fail without being run, and ``Report.missing`` says which
+    and why (see ``Missing``). An engine that cannot be started at all is an
+    ``EngineError``."""
     suite = load() if suite is None else suite
-    cases = suite.select(rules, kinds, ids)
+    wanted = _choices(kinds, (*KINDS, GO_KIND), "kind")
+    cases: list[Case | GoCase] = list(
+        suite.select(rules, None if wanted is None else wanted - {GO_KIND}, ids)
+    )
+    if wanted is None or GO_KIND in wanted:
+        cases += go_cases(suite, rules, ids)
     engine = _Protocol(command, timeout)
     report = Report(f"{engine.name} (engine {engine.client.name})", str(suite.folder))
     started = time.perf_counter()
     try:
         for case in cases:
-            failure: _MismatchError | None = None
-            try:
-                if isinstance(case, MoveCase):
-                    _engine_move_case(engine, case)
-                else:
-                    _engine_perft(engine, case, perft_positions)
-            except _MismatchError as m:
-                failure = m
-            result = _result(case, failure)
+            engine.case = case.id
+            missing = engine.blocking(_needs(case, perft_positions))
+            if missing is not None:
+                missing.not_run += 1
+                result = dataclasses.replace(
+                    _result(case, _MismatchError("not run", missing.why)), run=False
+                )
+            else:
+                failure: _MismatchError | None = None
+                try:
+                    if isinstance(case, MoveCase):
+                        _engine_move_case(engine, case)
+                    elif isinstance(case, GoCase):
+                        _engine_go_case(engine, case)
+                    else:
+                        _engine_perft(engine, case, perft_positions)
+                except _MismatchError as m:
+                    failure = m
+                result = _result(case, failure)
             report.results.append(result)
             if progress is not None:
                 progress(result)
     finally:
         engine.close()
+        report.missing = list(engine.missing.values())
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _needs(case: Case | GoCase, limit: int | None) -> tuple[str, ...]:
+    """The commands a case sends through the protocol."""
+    if isinstance(case, GoCase):
+        return ("position", "go")
+    if isinstance(case, MoveCase):
+        return ("position", "show", "status", "legal", "play")
+    setup = "newgame" if case.first == 0 else "position"
+    if not _perft_depths(case, limit):  # the legal moves of the empty board alone
+        return (setup, "show", "position", "legal")
+    return (setup, "show", "position", "legal", "play", "status", "undo")
+
+
+def go_cases(
+    suite: Suite,
+    rules: Iterable[str] | None = None,
+    ids: Iterable[str] | None = None,
+) -> list[GoCase]:
+    """The positions ``check_engine`` sends ``go`` in (kind ``GO_KIND``), four a rule set,
+    taken from the suite's move cases: the empty board (the first move), a position of two
+    players after the first round (under ``drop3``, own cells only), one after a player of
+    three or more was put out (the turn skips them), each answered with a legal move, and a
+    won position, answered with an ``error`` line. ``rules`` and ``ids`` select as in
+    ``Suite.select``."""
+    wanted_rules = _choices(
+        None if rules is None else [_rule_name(r) for r in rules], RULE_SETS, "rule set"
+    )
+    wanted_ids = None if ids is None else set(ids)
+    moves = [c for c in suite.cases if isinstance(c, MoveCase)]
+    picks: tuple[tuple[str, bool, Callable[[MoveCase], bool]], ...] = (
+        # (a name, whether the position is the one after the move, which case)
+        ("first", False, lambda c: c.players == 2 and c.before.ply == 0 and c.width >= 3),
+        ("later", False, lambda c: c.players == 2 and c.before.ply >= 2 * c.players + 2),
+        ("after-out", True, lambda c: c.after.winner is None and bool(c.after.out)),
+        ("won", True, lambda c: c.after.winner is not None),
+    )
+    cases = []
+    for name in RULE_SETS:
+        if wanted_rules is not None and name not in wanted_rules:
+            continue
+        for label, after, fits in picks:
+            source = next((c for c in moves if c.rules.name == name and fits(c)), None)
+            if source is None:
+                continue
+            case = GoCase(
+                id=f"go-{label}-{source.id}",
+                kind=GO_KIND,
+                file=source.file,
+                line=source.line,
+                width=source.width,
+                height=source.height,
+                rules=source.rules,
+                players=source.players,
+                position=source.after if after else source.before,
+            )
+            if wanted_ids is None or case.id in wanted_ids:
+                cases.append(case)
+    return cases
 
 
 #: ``perft_positions`` by default: every depth, but through the protocol.
@@ -1341,7 +1613,13 @@ def run(
     (a command line, through the protocol), else against the reference engine if
     ``reference``, else against colorwars' native engine. ``perft_positions`` bounds the
     perft depths checked (see ``check``); by default every depth, but through the protocol
-    ``ENGINE_PERFT_POSITIONS``."""
+    ``ENGINE_PERFT_POSITIONS``. The ``go`` cases need an engine: ``--kind go`` without one
+    is a ``ConfigError``."""
+    if engine is None and kinds is not None and GO_KIND in {str(k).strip() for k in kinds}:
+        raise ConfigError(
+            "the go cases ask an engine for a move through the protocol: --kind go needs "
+            "--engine CMD"
+        )
     suite = load(folder)
     if engine is not None:
         limit = ENGINE_PERFT_POSITIONS if perft_positions == DEFAULT else perft_positions
@@ -1384,7 +1662,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--rules",
         help=f"only these rule sets, comma-separated: {', '.join(RULE_SETS)}",
     )
-    parser.add_argument("--kind", help=f"only these kinds, comma-separated: {', '.join(KINDS)}")
+    parser.add_argument(
+        "--kind",
+        help=f"only these kinds, comma-separated: {', '.join(KINDS)}, and with --engine {GO_KIND}",
+    )
     parser.add_argument(
         "--timeout",
         type=float,
@@ -1412,9 +1693,11 @@ def _comma_list(text: str | None) -> list[str] | None:
 
 def main(args: argparse.Namespace) -> int:
     """Runs ``colorwars conformance`` with the options of ``add_arguments``: one line per
-    failing case (and per passing one with ``--verbose``), then a summary line; 0 when every
-    case passed, 1 otherwise. Errors (no data, a damaged file, an engine that cannot be
-    started) are ``ColorwarsError`` (a ``FileError`` for the data) for the caller to print."""
+    failing case (and per passing one with ``--verbose``; a case not run for want of a command
+    the engine never answered only then), a line per such command, then a summary line; 0
+    when every case passed, 1 otherwise. Errors before any case runs (an option out of range,
+    no data, a damaged file, an engine that cannot be started) are ``ColorwarsError`` (a
+    ``FileError`` for the data) for the caller to print, with the exit status 2."""
     json_path = getattr(args, "json", None)
     out = sys.stderr if json_path == "-" else sys.stdout
     if json_path not in (None, "-"):
@@ -1422,7 +1705,7 @@ def main(args: argparse.Namespace) -> int:
     verbose = bool(getattr(args, "verbose", False))
 
     def show(result: CaseResult) -> None:
-        if verbose or not result.passed:
+        if verbose or (not result.passed and result.run):
             print(result.line(), file=out, flush=True)
 
     limit = getattr(args, "perft_positions", None)
@@ -1444,6 +1727,8 @@ def main(args: argparse.Namespace) -> int:
         perft_positions=DEFAULT if limit is None else limit,
         progress=show,
     )
+    for missing in report.missing:
+        print(missing.line(), file=out, flush=True)
     print(report.summary_line(), file=out, flush=True)
     if json_path is not None:
         text = json.dumps(report.to_json(), indent=1) + "\n"
@@ -1463,12 +1748,9 @@ def _standalone(argv: Sequence[str] | None = None) -> int:
     add_arguments(parser)
     try:
         return main(parser.parse_args(argv))
-    except FileError as e:
+    except ColorwarsError as e:  # before any case ran: see main
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
-    except ColorwarsError as e:
-        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
-        return 1
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ from colorwars._common import PLAYER_LETTERS
 from colorwars.errors import (
     ColorwarsError,
     EngineError,
+    FileError,
     InvalidIndexError,
     InvalidPlayerError,
     SearchLimitError,
@@ -85,6 +86,9 @@ _COMMANDS = (
     "protocol, isready, newgame, position, play, undo, legal, show, status, go, analyse, "
     "setoption, stop, quit"
 )
+#: The commands that take no arguments: a word after one is refused (``error usage: show``),
+#: as a bad argument of any other command is, rather than ignored.
+_NO_ARGUMENTS = ("protocol", "isready", "undo", "legal", "show", "status", "stop", "quit")
 _BUDGET_KEYS = ("time", "simulations", "depth")
 #: What an ``analyse`` request may hold.
 _ANALYSE_KEYS = ("positions", "id", "time", "simulations", "exact")
@@ -184,6 +188,9 @@ class EngineServer:
             return
         command, rest = words[0].lower(), words[1:]
         handler = getattr(self, f"_cmd_{command}", None)
+        if command in _NO_ARGUMENTS and rest:  # stop and quit reach here only so
+            self.say(f"error usage: {command} (it takes no arguments)")
+            return
         if handler is None or command in ("stop", "quit"):
             self.say(f"error unknown command {command[:40]!r}: expected one of {_COMMANDS}")
             return
@@ -232,8 +239,6 @@ class EngineServer:
         return "ok"
 
     def _cmd_undo(self, rest: list[str], line: str, stop: _StopFlag) -> str:
-        if rest:
-            raise EngineError("usage: undo")
         try:
             self.game.pop()
         except InvalidIndexError:
@@ -529,6 +534,10 @@ def _lines(stream: IO[bytes]) -> Iterator[str]:
 #: Commands read but not yet answered, at most: the reader waits beyond that (a ``stop``
 #: behind them is then read once the queue has room).
 MAX_QUEUED = 1024
+#: Seconds the lines a program wrote before it exited have to arrive, once it has exited; then
+#: it is taken as ended, even when a program it started still holds its output open (the end
+#: of the output would come only when that one ends, or at the timeout).
+EXITED_GRACE = 0.5
 
 
 def serve(
@@ -540,9 +549,14 @@ def serve(
     This thread reads; another answers the commands in order, one at a time, a search
     included. So ``stop`` is seen while a search runs and ends it (and any search queued
     before it); ``quit`` stops the searches before it and ends the engine once every command
-    before it is answered; at the end of the input every command read is answered in full."""
+    before it is answered; at the end of the input every command read is answered in full.
+
+    An output closed early (``colorwars engine | head -1``) ends it with ``BrokenPipeError``,
+    for the caller to end quietly; an output that cannot be written otherwise (a full disk)
+    with ``FileError`` saying so. Either way the commands still queued go unanswered."""
     source = stdin if stdin is not None else sys.stdin.buffer
     sink = stdout if stdout is not None else sys.stdout
+    where = "standard output" if stdout is None else "the engine's output"
 
     def write(line: str) -> None:
         sink.write(line + "\n")
@@ -550,7 +564,8 @@ def serve(
 
     server = EngineServer(write, player)
     queue: Queue[tuple[int, str] | None] = Queue(MAX_QUEUED)
-    closed = threading.Event()  # the output's reader has gone (a pipe closed early)
+    closed = threading.Event()  # the output's reader has gone, or it cannot be written
+    failed: list[OSError] = []  # why it cannot be written, when not a closed pipe
 
     def answer() -> None:
         while (item := queue.get()) is not None:
@@ -564,7 +579,9 @@ def serve(
                     server.say("error the line is not UTF-8 text")
                 else:
                     server.handle(line, seq)
-            except BrokenPipeError:
+            except OSError as e:  # a closed pipe, a full disk: nothing more can be said
+                if not isinstance(e, BrokenPipeError):
+                    failed.append(e)
                 closed.set()
                 server.stop(sys.maxsize)
 
@@ -574,7 +591,9 @@ def serve(
         for seq, line in enumerate(_lines(source)):
             if closed.is_set():
                 break
-            command = line.split()[0].lower() if line.split() else ""
+            words = line.split()
+            # stop and quit with words after them are refused in their turn (handle).
+            command = words[0].lower() if len(words) == 1 else ""
             if command in ("stop", "quit"):
                 server.stop(seq)
                 if command == "quit":
@@ -587,6 +606,9 @@ def serve(
     finally:
         queue.put(None)
         worker.join()
+    if failed:
+        e = failed[0]
+        raise FileError(f"cannot write to {where}: {e.strerror or e}")
     if closed.is_set():
         raise BrokenPipeError("the engine's output was closed")  # the caller ends quietly
     return 0
@@ -636,6 +658,7 @@ class Client:
         self.timeout = timeout
         self.info: list[str] = []
         self._answers: Queue[str | None] = Queue()  # None: the engine's output ended
+        self._exited_at: float | None = None  # when the program was first seen to have exited
         self._stderr: deque[str] = deque(maxlen=5)
         try:
             self._process = subprocess.Popen(
@@ -694,7 +717,9 @@ class Client:
             status = self._process.wait(timeout=1)
         except subprocess.TimeoutExpired:
             status = None
-        self._errors.join(timeout=1)  # its last words, read to the end
+        # Its last words, read to the end (a program it started may hold them open: then
+        # what it wrote before it exited has had EXITED_GRACE seconds to arrive).
+        self._errors.join(timeout=1 if self._exited_at is None else 0.2)
         said = f" (its last words: {self._stderr[-1]!r})" if self._stderr else ""
         how = "ended its output" if status is None else f"exited with status {status}"
         return self._failed(f"{how}{said}")
@@ -720,10 +745,30 @@ class Client:
         """The next line the engine writes (``info`` lines included)."""
         wait = self.timeout if timeout is None else timeout
         try:
-            line = self._answers.get(timeout=wait)
+            line = self._next(wait)
         except Empty:
             raise self._failed(f"gave no answer within {wait:g} s") from None
         return self._checked(line)
+
+    def _next(self, timeout: float) -> str | None:
+        """The next line read from the engine (None: its output ended), within ``timeout``
+        seconds, else ``Empty``. A program that has exited is taken as ended once the lines it
+        wrote have had ``EXITED_GRACE`` seconds to arrive, not at the timeout."""
+        deadline = time.monotonic() + timeout
+        while True:
+            now = time.monotonic()
+            if self._exited_at is None and self._process.poll() is not None:
+                self._exited_at = now
+            if self._exited_at is not None and now - self._exited_at >= EXITED_GRACE:
+                try:
+                    return self._answers.get_nowait()
+                except Empty:
+                    return None
+            try:  # in slices, to look at the program between them (a line comes at once)
+                return self._answers.get(timeout=max(min(deadline - now, 0.05), 0))
+            except Empty:
+                if time.monotonic() >= deadline:
+                    raise
 
     def _checked(self, line: str | None) -> str:
         """A line read from the engine, or the error it stands for."""
@@ -764,14 +809,18 @@ class Client:
                     if sent:
                         self.send("stop")
                 try:
-                    raw = self._answers.get(timeout=min(max(deadline - time.monotonic(), 0), 0.02))
+                    raw = self._next(min(max(deadline - time.monotonic(), 0), 0.02))
                 except Empty:
                     if time.monotonic() >= deadline:
                         raise self._failed(f"gave no answer within {wait:g} s") from None
                     continue
                 answer = self._checked(raw)
             else:
-                answer = self.answer(max(deadline - time.monotonic(), 0.001))
+                try:
+                    raw = self._next(max(deadline - time.monotonic(), 0.001))
+                except Empty:
+                    raise self._failed(f"gave no answer within {wait:g} s") from None
+                answer = self._checked(raw)
             if answer.startswith("info ") or answer == "info":
                 self.info.append(answer)
                 continue
@@ -853,8 +902,11 @@ class Engine:
     answer in time (``time`` plus ``grace`` seconds), answers garbage or an illegal move, or
     exits, makes ``choose`` raise ``EngineError`` saying which, and is killed (the next move
     starts it again, with ``startup`` seconds to answer ``protocol``); ``ai.match``,
-    ``tournament`` and ``ladder`` score that game as lost by its seat. One process per
-    ``Engine``, started at its first move; ``close()`` ends it."""
+    ``tournament`` and ``ladder`` score that game as lost by its seat. A program that could
+    not be started at all (not there, exited, or no ``protocol`` answer in time) is not
+    started again: every later move raises the same ``EngineError`` at once, and
+    ``start_failure`` says why (a new ``Engine`` tries again). One process per ``Engine``,
+    started at its first move; ``close()`` ends it."""
 
     def __init__(
         self,
@@ -880,6 +932,8 @@ class Engine:
         self._label = name or _label(args)
         self._client: Client | None = None
         self._lock = threading.Lock()
+        #: Why the program could not be started, once it could not: it is not started again.
+        self.start_failure: str | None = None
 
     @property
     def name(self) -> str:
@@ -896,8 +950,16 @@ class Engine:
         )
 
     def _started(self) -> Client:
+        if self.start_failure is not None:
+            # A program that could not be started (none there, it exited or did not answer
+            # protocol) is not tried again: a tournament's every game would wait for it.
+            raise EngineError(self.start_failure)
         if self._client is None or not self._client.alive:
-            self._client = Client(self.command, timeout=self.startup)
+            try:
+                self._client = Client(self.command, timeout=self.startup)
+            except EngineError as e:
+                self.start_failure = str(e)
+                raise
             if self.seed:
                 self._client.request(f"setoption seed={self.seed}", timeout=self.grace)
         return self._client

@@ -3,7 +3,7 @@
 # protocol (protocol, isready, position NOTATION, go, setoption, quit) and always plays the
 # first legal move in cell order, knowing the rules only as RULES.md §2 states them: a
 # drop3 player's first move goes on an empty cell, later ones on an own cell; under the
-# opening "none" any empty or own cell will do.
+# opening "none" any empty or own cell will do. Once the game is won, go is an error.
 set -f  # the position's fields hold no patterns to expand
 position=""
 while IFS= read -r line; do
@@ -22,6 +22,10 @@ while IFS= read -r line; do
             echo "$position" | awk '
             {
                 rules = $2; board = $4; me = $5; moved = $6
+                if ($7 != "-" && length($7) == $3 - 1) {  # all but one out: the game is won
+                    print "error the game is over: no move to search"
+                    exit
+                }
                 drop3 = (rules == "colorwars" || rules ~ /^drop3/)
                 first = (index(moved, me) == 0)
                 rows = split(board, row, "/")
