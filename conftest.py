@@ -10,6 +10,10 @@
   '.[web]'``), ``import colorwars`` finds site-packages, and collecting ``python/colorwars``
   would import each module a second time from the checkout ("import file mismatch"); those
   doctests are then left out, and the run's header says so.
+- With ``COLORWARS_LEFT_OUT`` naming a file, a run appends to it, one per line, the node id
+  of every test it skipped and the path of every extra's module it left out: ``.ci/run``
+  runs the quick start's suite without extras, then, with the extras installed, runs what
+  that file names ("runs everything else") rather than the whole suite a third time.
 """
 
 from __future__ import annotations
@@ -60,8 +64,32 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
     name = collection_path.name
     adapter = collection_path.parent.name == "colorwars" and name in EXTRAS
     if adapter and importlib.util.find_spec(EXTRAS[name]) is None:
+        left_out(str(collection_path))
         return True
     return None
+
+
+def left_out(what: str) -> None:
+    """Note a test skipped, or a module left out, in ``$COLORWARS_LEFT_OUT`` (if set)."""
+    where = os.environ.get("COLORWARS_LEFT_OUT")
+    if not where:
+        return
+    root = Path(__file__).parent
+    path = Path(what.split("::", 1)[0])
+    if path.is_absolute():  # a module left out: named from the repository, as node ids are
+        what = str(path.relative_to(root)) if path.is_relative_to(root) else what
+    with open(where, "a", encoding="utf-8") as f:
+        f.write(what + "\n")
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.skipped:  # a whole module skipped (pytest.importorskip at its top)
+        left_out(report.nodeid)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped:
+        left_out(report.nodeid)
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

@@ -454,6 +454,7 @@ def test_mcts_solver_plays_a_proven_win_and_stops_searching() -> None:
     assert ai.MCTS(simulations=2000, seed=3, solver=False).search(g).work == 2000
 
 
+@pytest.mark.slow
 def test_mcts_never_plays_into_a_short_forced_loss() -> None:
     """Positions where some moves win and some lose: MCTS (with the solver, which ranks
     proven wins first and proven losses last) never picks a move whose forced result is at
@@ -542,6 +543,7 @@ def test_the_versus_benchmark_runs() -> None:
     assert "| 3x3 classic |" in out
 
 
+@pytest.mark.slow
 def test_the_ladder_benchmark_plays_in_parts_from_a_checkpoint(tmp_path: Path) -> None:
     """benchmarks/ladder.py --checkpoint (a long ladder played over several runs): each
     finished pair is kept; a second run plays none again and rates the same; a checkpoint of

@@ -43,6 +43,7 @@ SIMULATIONS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("width", "height", "rules", "players", "seats", "games", "max_plies"),
     SIMULATIONS,
@@ -122,6 +123,7 @@ ENVS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("width", "height", "rules", "players", "num_envs", "steps", "max_plies"), ENVS
 )

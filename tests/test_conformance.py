@@ -84,6 +84,7 @@ def test_the_native_engine_passes_every_case(suite: conformance.Suite) -> None:
     assert report.ok
 
 
+@pytest.mark.slow
 def test_the_reference_engine_passes_every_move_case(suite: conformance.Suite) -> None:
     """Every move case, and the perft depths within REFERENCE_PERFT_POSITIONS positions."""
     report = conformance.check_reference(suite, perft_positions=REFERENCE_PERFT_POSITIONS)

@@ -532,6 +532,7 @@ def test_an_engine_in_another_language_plays_a_full_match() -> None:
         shell.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mode", "reason"),
     [

@@ -109,6 +109,7 @@ def test_takes_a_win_in_one() -> None:
     assert AlphaBeta(depth=3, eval="learned").choose(game) == 0
 
 
+@pytest.mark.slow
 def test_beats_the_hand_made_evaluation_at_equal_depth() -> None:
     # Depth 3 a move on 8x8 classic, both seats, each pair of games from one random first
     # move (the ladder's openings): deterministic, no clock. The shipped weights won 38 of

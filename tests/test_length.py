@@ -167,6 +167,7 @@ def test_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_a_checkpointed_search_resumes_where_it_stopped(tmp_path: Path) -> None:
     # A search stopped by its time keeps its table in the checkpoint; run again, it starts
     # from there and finds the length with what the first run settled, reporting the

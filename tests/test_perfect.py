@@ -43,6 +43,7 @@ def test_the_package_has_a_book_for_every_board_proven_in_seconds() -> None:
         assert book.complete
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height", "rules", "winner"), SOLVED)
 def test_every_book_wins_every_game_of_its_strategy(
     width: int, height: int, rules: str, winner: int

@@ -27,6 +27,7 @@ def _training_packages() -> None:
         pytest.importorskip(package, reason=f"{package} is not installed (examples/ppo.py)")
 
 
+@pytest.mark.slow
 def test_a_few_seconds_of_training_print_a_win_rate_and_write_the_results(
     tmp_path: Path,
 ) -> None:

@@ -46,6 +46,7 @@ def test_the_board_winner_agrees_with_alpha_beta(width: int, height: int, rules:
         assert pn.moves[group[0]] == exact[group[0]][0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height", "rules"), [(3, 3, "classic"), (3, 4, "colorwars")])
 def test_positions_of_random_games_agree_with_alpha_beta(
     width: int, height: int, rules: str
@@ -98,6 +99,7 @@ def test_time_runs_out_without_a_wrong_answer() -> None:
     assert all(w is None for w in p.moves.values()) or p.winner is None
 
 
+@pytest.mark.slow
 def test_checkpoint_resumes(tmp_path: Path) -> None:
     path = tmp_path / "proofs.bin"
     first = colorwars.prove(3, 4, rules="classic", checkpoint=path)
@@ -118,6 +120,7 @@ def test_checkpoint_resumes(tmp_path: Path) -> None:
     assert resumed.positions < first.positions / 4
 
 
+@pytest.mark.slow
 def test_an_interrupted_run_continues_where_it_stopped(tmp_path: Path) -> None:
     path = tmp_path / "run.bin"
     short = colorwars.prove(3, 4, rules="classic", time=0.3, checkpoint=path)
@@ -196,6 +199,7 @@ def test_threads_prove_what_one_thread_proves(width: int, height: int, rules: st
                 assert many.moves == one.moves
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("width", "height", "rules"), [(3, 4, "classic"), (4, 3, "none+empty")])
 def test_threads_on_boards_of_millions_of_positions(width: int, height: int, rules: str) -> None:
     """Unsplit, where the threads share one search of millions of positions (and under
@@ -236,6 +240,7 @@ def test_threads_stop_on_time_and_resume_from_a_checkpoint(tmp_path: Path) -> No
     assert done.positions <= again.positions < done.positions + fresh.positions // 10
 
 
+@pytest.mark.slow
 def test_a_whole_position_run_saves_as_it_goes_and_a_killed_run_resumes(tmp_path: Path) -> None:
     """``split=False`` with a checkpoint saves every ``save_every`` seconds while it searches,
     so a run killed outright (no Ctrl-C, nothing saved at the end) keeps what it had proven:
@@ -272,6 +277,7 @@ def test_a_whole_position_run_saves_as_it_goes_and_a_killed_run_resumes(tmp_path
     replays_to(3, 4, "classic", resumed.line, fresh.winner)
 
 
+@pytest.mark.slow
 def test_a_verified_proof_whose_check_outlasts_a_part_finishes(tmp_path: Path) -> None:
     """With ``verify``, a part that proves the position but runs out of time walking the proof
     is followed by one with all the time left: the walk starts again from the root each
@@ -396,6 +402,7 @@ def test_the_proof_is_a_winning_strategy_on_the_reference_engine(
     assert walk_strategy(start) >= proof.checked / 8  # symmetric positions count once in checked
 
 
+@pytest.mark.slow
 def test_the_second_player_wins_5x5_color_wars() -> None:
     """The phone app's board (5 x 5, drop3 + empty): the second player wins, after every
     first move; the strategy is walked to the end of every game on the reference engine."""

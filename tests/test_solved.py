@@ -58,6 +58,7 @@ def test_every_entry_is_well_formed_and_once() -> None:
 QUICK = [e for e in entries() if e["seconds"] < 60]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "entry", QUICK, ids=[f"{e['board']}-{e['rules']}-{e['method']}" for e in QUICK]
 )

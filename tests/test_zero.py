@@ -197,6 +197,7 @@ def test_the_shipped_networks_play_without_the_train_extra() -> None:
 # -- Zero ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("size", "rules"), [((5, 5), "colorwars"), ((8, 8), "classic"), ((9, 6), "classic"),
                         ((3, 3), "colorwars"), ((10, 10), "classic")],

@@ -162,6 +162,7 @@ def test_a_changed_header_field_is_refused_or_harmless(
     findings.check()
 
 
+@pytest.mark.slow
 @FUZZ
 @given(st.data())
 def test_forged_proofs_are_caught_by_verify(

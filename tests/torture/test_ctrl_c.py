@@ -62,6 +62,7 @@ CTRL_C_CLI = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", list(CTRL_C_API))
 def test_ctrl_c_ends_a_long_call(what: str) -> None:
     tc.tried("children")

@@ -405,6 +405,7 @@ def test_catalogue_on_every_argument(name: str) -> None:
     findings.check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ENTRIES))
 def test_generated_values_on_every_argument(name: str) -> None:
     """Hypothesis-generated values, a batch per example, in every argument."""

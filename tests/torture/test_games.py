@@ -77,6 +77,7 @@ def test_game_methods_with_the_catalogue(engine: str) -> None:
     findings.check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_game_methods_with_generated_values(engine: str) -> None:
     findings = tc.Findings()

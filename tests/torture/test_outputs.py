@@ -183,6 +183,7 @@ def _start_and_catch_the_write(folder: Path, out: Path) -> subprocess.Popen[str]
     pytest.fail("the child never began writing its output")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("sig", "status"),
     [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGKILL, -signal.SIGKILL)],

@@ -80,6 +80,7 @@ def mutated_positions(draw: st.DrawFn) -> str:
     return text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_position_notation_mutations(engine: str) -> None:
     """Positions one to four edits away from real ones: parsed or refused, never a crash;
@@ -134,6 +135,7 @@ def records(draw: st.DrawFn) -> str:
     return draw(st.sampled_from(["\n", "\r\n", "\r"])).join(lines)
 
 
+@pytest.mark.slow
 def test_game_records_generated() -> None:
     findings = tc.Findings()
 
@@ -180,6 +182,7 @@ def player_names(draw: st.DrawFn) -> str:
     return pad + kind + ("" if arg is None else sep + arg) + pad
 
 
+@pytest.mark.slow
 def test_player_names_generated() -> None:
     """``ai.parse_player`` on names near the real ones; what it accepts must play."""
     findings = tc.Findings()

@@ -8,6 +8,7 @@ from typing import Any
 
 import colorwars
 import numpy as np
+import pytest
 import torture_core as tc
 from hypothesis import given
 from hypothesis import strategies as st
@@ -239,6 +240,7 @@ def actions_for(draw: st.DrawFn, legal: list[int], cells: int) -> tuple[object, 
     return [t(v) if v <= np.iinfo(t).max else v for v in legal], f"list of {dtype}"
 
 
+@pytest.mark.slow
 def test_vector_env_step_reset_board() -> None:
     findings = tc.Findings()
     pool = env_pool()
