@@ -266,6 +266,7 @@ def prove(
     threads: int = 1,
     positions: int | None = None,
     stop: Any = None,
+    first: int | None = None,
 ) -> tuple[int | None, list[int], int, float, int | None, bool]: ...
 def probe(
     game: NativeGame,

@@ -966,7 +966,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--save-every",
         type=float,
         metavar="SECONDS",
-        help="save the checkpoint this often while searching (pn --no-split: 600; length: "
+        help="save the checkpoint this often while searching (pn: 600; length: "
         "1800); 0: only at the end",
     )
     _backend_flags(solve, "pn: prove the first-move groups here or as Ray tasks")

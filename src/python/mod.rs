@@ -19,7 +19,7 @@ use crate::notation::{cell_name, format_position, parse_cell, parse_position};
 use crate::playout::Playout;
 use crate::rules::{Config, Rules};
 use crate::search::{
-    probe_position, prove_position, MoveResult, ProofTable, Proven, Prover, Symmetries,
+    probe_position, prove_position_first, MoveResult, ProofTable, Proven, Prover, Symmetries,
 };
 use crate::simulate::{GameSummary, SimOutput, SimSpec};
 use crate::vecenv::{AnyVecEnv, Buffers, Illegal};

@@ -154,9 +154,12 @@ pub(super) type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>,
 /// after about that many positions (whole multiples of 1,024), as `seconds` does. A thread
 /// with the search's stack that cannot be had is `MemoryError`. `stop` (anything with
 /// `is_set()`) ends it early as the deadline does: not an error, what it proved by then stays
-/// in the table, and a proof finished before it was asked is kept.
+/// in the table, and a proof finished before it was asked is kept. `first` (0 or 1, None:
+/// the mover) is the player whose win is tried first: a position whose parent's search has
+/// settled it is then read from that search's proofs (they are kept apart by player where
+/// positions can repeat).
 #[pyfunction]
-#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false, threads=1, positions=None, stop=None))]
+#[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false, threads=1, positions=None, stop=None, first=None))]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn prove(
     py: Python<'_>,
@@ -169,15 +172,21 @@ pub(super) fn prove(
     threads: usize,
     positions: Option<u64>,
     stop: Option<Py<PyAny>>,
+    first: Option<usize>,
 ) -> PyResult<ProveResult> {
     let (position, cfg) = two_player_position(game)?;
+    if first.is_some_and(|p| p > 1) {
+        return Err(Error::InvalidPlayer("first: expected 0, 1 or None".into()).into());
+    }
     let table = table.borrow();
     let inner = &table.inner;
     let deadline = deadline_in(seconds);
     let (found, secs) = watched_until(py, progress.as_ref(), interval, stop.as_ref(), |control| {
         let t = lock_table(inner);
         with_game!(&position, g => {
-            prove_position(g.geo(), &cfg, g.pos(), &t, control, deadline, positions, verify, threads)
+            prove_position_first(
+                g.geo(), &cfg, g.pos(), &t, control, deadline, positions, verify, threads, first,
+            )
         })
     })?;
     let o = found?;

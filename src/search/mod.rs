@@ -25,8 +25,8 @@ pub use length::{
     CHECKPOINT_MAGIC, CHECKPOINT_VERSION, LENGTH_STACK, MAX_BOUND, NEAR,
 };
 pub use pns::{
-    probe_position, prove_position, ProbeOutcome, Proof, ProveOutcome, Prover, Team,
-    MAX_THREADS as MAX_PROVER_THREADS, PROVER_STACK,
+    probe_position, prove_position, prove_position_first, ProbeOutcome, Proof, ProveOutcome,
+    Prover, Team, MAX_THREADS as MAX_PROVER_THREADS, PROVER_STACK,
 };
 pub use proof_table::{ProofTable, Proven, PROOF_BYTES};
 pub use solver::{solve, solve_position, MoveResult, Solution, Solver};

@@ -144,6 +144,8 @@ pub struct Prover<'a, B> {
     /// Positions can repeat (burst `empty`): search one prover at a time.
     cycles: bool,
     prover: usize,
+    /// The player whose win is tried first (None: the mover; see `with_first`).
+    first: Option<usize>,
     path: Vec<u64>,
     /// The other threads of a parallel search, if any.
     team: Option<&'a Team>,
@@ -176,6 +178,7 @@ impl<'a, B: Bits> Prover<'a, B> {
             stopped: false,
             cycles: cfg.rules.burst == Burst::Empty,
             prover: 0,
+            first: None,
             path: Vec::new(),
             team: None,
             root: 0,
@@ -188,6 +191,14 @@ impl<'a, B: Bits> Prover<'a, B> {
     /// of 1,024 at the most), the way a deadline stops it.
     pub fn with_budget(mut self, positions: u64) -> Self {
         self.budget = positions;
+        self
+    }
+
+    /// Tries `player`'s win first rather than the mover's (under `empty`, where each
+    /// prover's searches keep their own keys): a position a search from its parent has
+    /// settled is then read from that search's proofs, not searched again.
+    pub fn with_first(mut self, player: Option<usize>) -> Self {
+        self.first = player;
         self
     }
 
@@ -244,7 +255,8 @@ impl<'a, B: Bits> Prover<'a, B> {
         }
         let mover = pos.to_move as usize;
         let mut winner = None;
-        for prover in [mover, 1 - mover] {
+        let first = self.first.filter(|&p| p < 2).unwrap_or(mover);
+        for prover in [first, 1 - first] {
             self.prover = prover;
             let (pn, dn) = self.search_root(pos);
             if self.stopped {
@@ -759,6 +771,25 @@ pub fn prove_position<B: Bits>(
     verify: bool,
     threads: usize,
 ) -> Result<ProveOutcome> {
+    prove_position_first(
+        geo, cfg, pos, table, control, deadline, budget, verify, threads, None,
+    )
+}
+
+/// `prove_position`, trying `first`'s win first (None: the mover's; see `Prover::with_first`).
+#[allow(clippy::too_many_arguments)]
+pub fn prove_position_first<B: Bits>(
+    geo: &Geometry<B>,
+    cfg: &Config,
+    pos: &Position<B>,
+    table: &ProofTable,
+    control: &Control,
+    deadline: Option<Instant>,
+    budget: Option<u64>,
+    verify: bool,
+    threads: usize,
+    first: Option<usize>,
+) -> Result<ProveOutcome> {
     let budget = budget.unwrap_or(u64::MAX);
     let threads = threads.clamp(1, MAX_THREADS);
     let sym = Symmetries::new(cfg.width, cfg.height);
@@ -781,6 +812,7 @@ pub fn prove_position<B: Bits>(
             let helper = spawn(i).spawn_scoped(scope, move || {
                 let mut p = Prover::new(geo, cfg, sym, table, control, deadline)
                     .with_budget(budget)
+                    .with_first(first)
                     .with_team(team);
                 p.resolve(pos);
                 p.positions
@@ -794,7 +826,9 @@ pub fn prove_position<B: Bits>(
             }
         }
         let main = spawn(0).spawn_scoped(scope, || {
-            let mut p = Prover::new(geo, cfg, &sym, table, control, deadline).with_budget(budget);
+            let mut p = Prover::new(geo, cfg, &sym, table, control, deadline)
+                .with_budget(budget)
+                .with_first(first);
             if threads > 1 {
                 p = p.with_team(&team);
             }
@@ -1045,6 +1079,34 @@ mod tests {
         let ab = solve(&geo, &cfg, &pos, 400, &control).unwrap().unwrap();
         assert_eq!(p.winner, Some(ab.winner));
         replays_to(&cfg, &pos, &p.line, ab.winner);
+    }
+
+    #[test]
+    fn a_child_the_parents_search_settled_is_read_from_its_side() {
+        // Under `empty` (Color Wars) each prover's searches keep their own keys: the start's
+        // search tries its mover's win, so its proofs of the children are under that side's
+        // keys, and a child's search that tries the same side first reads them at once.
+        let cfg = Config::new(4, 5, 2, Rules::COLORWARS, 0).unwrap();
+        let geo = Geometry::<u64>::new(4, 5);
+        let sym = Symmetries::new(4, 5);
+        let control = Control::new();
+        let pos = Position::<u64>::start(&cfg);
+        let table = ProofTable::new(1 << 24).unwrap();
+        let mut root = Prover::new(&geo, &cfg, &sym, &table, &control, None);
+        assert_eq!(root.prove(&pos).winner, Some(1));
+        let mover = Some(pos.to_move as usize);
+        let mut searched_again = 0;
+        legal_mask(&geo, cfg.rules, &pos).for_each(|m| {
+            let child = root.child(&pos, m);
+            let mut read = Prover::new(&geo, &cfg, &sym, &table, &control, None).with_first(mover);
+            assert_eq!(read.resolve(&child), Some(1), "after {m}");
+            assert_eq!(read.positions, 0, "after {m}: searched, not read");
+            let mut own = Prover::new(&geo, &cfg, &sym, &table, &control, None);
+            assert_eq!(own.resolve(&child), Some(1), "after {m}");
+            searched_again += own.positions;
+        });
+        // Trying the child's mover first searches anew (that side's keys are empty).
+        assert!(searched_again > 0);
     }
 
     #[test]
