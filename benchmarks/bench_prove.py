@@ -17,8 +17,9 @@ otherwise).
     python benchmarks/bench_prove.py --boards 5x6:colorwars --repeats 3 --merge
     python benchmarks/bench_prove.py --boards 5x6:colorwars --split --repeats 3 --merge
 
-`--split` measures prove's default instead: each group of symmetric first moves proven in
-turn, in slices of time (figures under "WxH_rules_split").
+`--split` measures prove's default instead: the position searched whole, then the result
+after each group of symmetric first moves read from its proofs (and the groups left open
+proven in turn, in slices of time; figures under "WxH_rules_split").
 
 The figures go to benchmarks/results/prove.json (stamped with the commit, the date and
 the machine), which the docs read; `--no-write` writes nothing.
@@ -86,7 +87,7 @@ def main() -> None:
     parser.add_argument(
         "--split",
         action="store_true",
-        help="prove's default: the groups of first moves in turn (figures as WxH_rules_split)",
+        help="prove's default: the result after each group of first moves (figures as WxH_rules_split)",
     )
     parser.add_argument("--quick", action="store_true", help="small boards, one run each")
     parser.add_argument("--no-write", action="store_true", help="print only")
