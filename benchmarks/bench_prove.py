@@ -87,7 +87,7 @@ def main() -> None:
     parser.add_argument(
         "--split",
         action="store_true",
-        help="prove's default: the result after each group of first moves (figures as WxH_rules_split)",
+        help="prove's default: the result after each group of first moves (as WxH_rules_split)",
     )
     parser.add_argument("--quick", action="store_true", help="small boards, one run each")
     parser.add_argument("--no-write", action="store_true", help="print only")
