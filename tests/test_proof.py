@@ -103,13 +103,50 @@ def test_a_split_run_where_the_mover_wins_proves_the_other_groups_after() -> Non
     """Where the first player wins, the position's search needs one winning group: the others
     are proven after it, and every group agrees with alpha-beta (2 x 5 with bursts that lose
     their orbs: positions can repeat, and some first moves lose)."""
-    p = colorwars.prove(2, 5, rules="none+empty", verify=True)
+    said: list[str] = []
+    p = colorwars.prove(
+        2, 5, rules="none+empty", verify=True, progress=lambda message, _: said.append(message)
+    )
     exact = colorwars.solve(colorwars.Game(2, 5, rules="none+empty")).moves
+    # The position's search settled one group; the others were proven in slices after it.
+    assert said[0].startswith("the position (0 of 3 groups proven)")
+    assert {m for m in said if "slices" in m} == {
+        "after a2 (1 of 3 groups proven, 5 s slices)",
+        "after a3 (1 of 3 groups proven, 5 s slices)",
+    }
     assert p.winner == 0
     assert p.complete
     assert p.checked is not None
     assert {c: w for c, w in p.moves.items()} == {g[0]: exact[g[0]][0] for g in p.groups}
     assert set(p.moves.values()) == {0, 1}  # not every first move wins
+
+
+def test_a_checkpoint_whose_groups_were_proven_from_their_own_side_is_read(
+    tmp_path: Path,
+) -> None:
+    """A checkpoint of an earlier version holds each group's proof from the side of the
+    group's own mover (under Color Wars each side's proofs are kept apart): a resumed run reads
+    them at once rather than search the whole position again."""
+    from colorwars import _core
+
+    whole = colorwars.prove(4, 5, rules="colorwars", split=False)
+    path = tmp_path / "new.bin"
+    colorwars.prove(4, 5, rules="colorwars", checkpoint=path)
+    header, _ = unseal(path, path.read_bytes(), CHECKPOINT_KIND, CHECKPOINT_FORMAT, "c")
+    start = _core.NativeGame.from_text(header["position"])
+    table = _core.ProofTable(64 << 20)
+    for group in _core.symmetric_moves(start):
+        child = start.copy()
+        child.play(group[0])
+        assert _core.prove(child, table)[0] == 1  # the group's mover's side first, as before
+    header.update(moves={}, lines={}, checked={}, positions=0, seconds=0.0)
+    old = tmp_path / "old.bin"
+    old.write_bytes(seal(CHECKPOINT_KIND, CHECKPOINT_FORMAT, header, table.proofs(2)))
+    resumed = colorwars.prove(4, 5, rules="colorwars", checkpoint=old)
+    assert resumed.complete
+    assert resumed.winner == 1
+    assert set(resumed.moves.values()) == {1}
+    assert resumed.positions < whole.positions / 10
 
 
 def test_a_search_can_try_either_sides_win_first() -> None:

@@ -7,7 +7,7 @@ the game: ``colorwars.solve`` (alpha-beta) gives the exact length where that is 
 
 A split run (the default) searches the position whole first and reads the result after each
 group of symmetric first moves from that search's proofs; the groups it leaves open (where the
-mover wins, all but one) are then proven one at a time, in slices of time that double each
+mover wins, it needs only one) are then proven one at a time, in slices of time that double each
 round, so every move makes progress. A run saves what is proven to a checkpoint file and
 resumes from it, and can run the groups as Ray tasks (``backend="ray"``) whose proofs are
 merged into the checkpoint.
@@ -270,9 +270,12 @@ def _prove_group(
     table = _core.ProofTable(memory)
     table.add_proofs(proofs)
     game = _core.NativeGame.from_text(text)
+    first = game.to_move
     game.play(cell)
+    # The side of the position's mover first, as a search of the whole position does (see
+    # ``_read_groups``): the proofs merged back serve a later search of the position too.
     winner, line, positions, _, checked, stopped = _core.prove(
-        game, table, seconds, verify=verify, threads=threads
+        game, table, seconds, verify=verify, threads=threads, first=first
     )
     return cell, winner, line, positions, checked, stopped, table.proofs(SAVE_MIN_WORK)
 
@@ -300,7 +303,7 @@ def prove(
     int or a size such as ``"8G"``; the table replaces old estimates when full, never
     aborts). With ``split`` (the default) the result after each group of symmetric first moves
     is reported in ``.moves``: the position is searched whole first and each group read from
-    its proofs, then the groups still open (the mover wins: all but one) are proven in turn;
+    its proofs, then the groups still open (where the mover wins it needs one) are proven in turn;
     ``checkpoint`` names a file that keeps the proven part and the results between runs (a
     run resumes from it). ``backend="ray"`` proves the groups as Ray
     tasks (one per group, each with ``memory``), on the cluster at ``address`` or a local one.
@@ -551,7 +554,14 @@ def _prove(
                             f"({done} of {len(groups)} groups proven, {slice_:.0f} s slices)"
                         )
                         winner, line, positions, _, checked, stopped = _core.prove(
-                            child, table, budget, report(name), 0.1, verify, threads
+                            child,
+                            table,
+                            budget,
+                            report(name),
+                            0.1,
+                            verify,
+                            threads,
+                            first=game.to_move,
                         )
                         total_positions += positions
                         settle(group[0], winner, line, checked, stopped)
@@ -612,34 +622,46 @@ def _read_groups(
     verify: bool,
     threads: int,
     every_group: bool,
-) -> int:
+) -> tuple[int, bool]:
     """Settles the open groups whose result the table holds (with ``every_group``, the
     position is proven lost for its mover, so every group is proven: a proof the table has
-    lost since is found again); returns the positions it took."""
+    lost since is found again). Returns the positions it took, and whether some group's
+    proofs were found only from its own mover's side (a checkpoint of an earlier version,
+    whose groups were proven that way: a search of the whole position would not see them)."""
     positions = 0
-    # The position's search tried its mover's win: its proofs of the groups are read from the
-    # same side (where positions can repeat, each side's proofs are kept apart).
-    first = game.to_move
+    other_side = False
+    # The position's search tries its mover's win: its proofs of the groups are read from the
+    # same side (where positions can repeat, each side's proofs are kept apart, and that
+    # search proves "the mover does not win" where the opponent's own search would prove
+    # "the opponent wins").
+    mover = game.to_move
     for group in groups:
         if not is_open(group):
             continue
         child = game.copy()
         child.play(group[0])
+        first: int | None = mover
         if not every_group:
-            # Only what the table holds: a thousand positions at most.
-            winner, _, n, _, _, _ = _core.prove(
-                child, table, None, None, 0.1, False, 1, 1, first=first
-            )
-            positions += n
-            if winner is None:
+            # Only what the table holds: a search of a thousand or two positions at most
+            # (the line included), from the position's side, then from the group's own.
+            for side in (mover, None):
+                winner, _, n, _, _, _ = _core.prove(
+                    child, table, None, None, 0.1, False, 1, 1, first=side
+                )
+                positions += n
+                if winner is not None:
+                    first = side
+                    break
+            else:
                 continue
+            other_side |= first is None
         # Proven: the line (and with ``verify`` the walk) from the table.
         winner, line, n, _, checked, stopped = _core.prove(
             child, table, left(), None, 0.1, verify, threads, first=first
         )
         positions += n
         settle(group[0], winner, line, checked, stopped)
-    return positions
+    return positions, other_side
 
 
 def _root_first(
@@ -657,8 +679,17 @@ def _root_first(
 ) -> int:
     """A split run's first phase: the position searched whole (in parts of ``every``
     seconds with a checkpoint, each followed by a save), then each group's result read from
-    the table. Returns the positions searched."""
+    the table. Returns the positions searched. A table that starts with proofs (a
+    checkpoint's) is read first; if it holds groups proven from their own mover's side only
+    (an earlier version's checkpoint), the position is not searched whole: the groups go on
+    in turn, as they were proven."""
     positions = 0
+    if table.filled > 0:
+        positions, other_side = _read_groups(
+            game, table, groups, is_open, settle, left, verify, threads, False
+        )
+        if other_side:
+            return positions
     while any(is_open(g) for g in groups):
         budget = left()
         if budget is not None and budget <= 0:
@@ -672,7 +703,8 @@ def _root_first(
         )
         positions += n
         lost = winner is not None and winner != game.to_move
-        positions += _read_groups(game, table, groups, is_open, settle, left, verify, threads, lost)
+        n, _ = _read_groups(game, table, groups, is_open, settle, left, verify, threads, lost)
+        positions += n
         save()
         if winner is not None or not stopped or every is None:
             break

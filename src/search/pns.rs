@@ -1094,6 +1094,9 @@ mod tests {
         let table = ProofTable::new(1 << 24).unwrap();
         let mut root = Prover::new(&geo, &cfg, &sym, &table, &control, None);
         assert_eq!(root.prove(&pos).winner, Some(1));
+        // Proven by the first player's search alone (no repetition met): b's win is "a does
+        // not win", under a's keys.
+        assert!(!table.tainted(0), "the start needed b's own search: pick another board");
         let mover = Some(pos.to_move as usize);
         let mut searched_again = 0;
         legal_mask(&geo, cfg.rules, &pos).for_each(|m| {
