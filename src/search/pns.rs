@@ -1096,7 +1096,10 @@ mod tests {
         assert_eq!(root.prove(&pos).winner, Some(1));
         // Proven by the first player's search alone (no repetition met): b's win is "a does
         // not win", under a's keys.
-        assert!(!table.tainted(0), "the start needed b's own search: pick another board");
+        assert!(
+            !table.tainted(0),
+            "the start needed b's own search: pick another board"
+        );
         let mover = Some(pos.to_move as usize);
         let mut searched_again = 0;
         legal_mask(&geo, cfg.rules, &pos).for_each(|m| {
