@@ -645,7 +645,7 @@ def _read_groups(
             # Only what the table holds: a search of a thousand or two positions at most
             # (the line included), from the position's side, then from the group's own.
             for side in (mover, None):
-                winner, _, n, _, _, _ = _core.prove(
+                winner, line, n, _, _, _ = _core.prove(
                     child, table, None, None, 0.1, False, 1, 1, first=side
                 )
                 positions += n
@@ -655,6 +655,10 @@ def _read_groups(
             else:
                 continue
             other_side |= first is None
+            if not verify:
+                # The read already gave the line.
+                settle(group[0], winner, line, None, False)
+                continue
         # Proven: the line (and with ``verify`` the walk) from the table.
         winner, line, n, _, checked, stopped = _core.prove(
             child, table, left(), None, 0.1, verify, threads, first=first
