@@ -5,7 +5,8 @@ write, and the rules page shows the one rules document.
   by ``benchmarks/bench_NAME.py``); ``{{ bench:NAME:KEY | SPEC }}`` formats it, where ``SPEC``
   is a Python format spec, optionally after a scale: ``M`` (millions), ``k`` (thousands) or
   ``u`` (micro), so ``{{ bench:simulate:8x8_classic:native_plies_per_second | M.1f }}`` is
-  ``43.7``. A ``KEY`` that is not a figure is read from the file's stamp (``commit``,
+  ``43.7``. A list of figures (a benchmark's runs) is each of them so formatted, separated by
+  commas. A ``KEY`` that is not a figure is read from the file's stamp (``commit``,
   ``date``, ``machine.cpu_model``, ``versions.python``, ...); ``{{ bench:NAME:stamp }}`` says
   in a sentence what was measured where.
 - ``{{ include:PATH }}`` is the text of ``PATH`` (from the top of the repository), its headings
@@ -75,6 +76,14 @@ def figure(name: str, key: str, spec: str | None = None) -> str:
                 known = ", ".join(sorted(figures))
                 raise PlaceholderError(f"{where} has no figure {key!r} (it has: {known})")
             value = value[part]
+    if isinstance(value, list):
+        # A list of figures (a benchmark's runs): each formatted, in the list's order.
+        return ", ".join(_format(v, spec, key, where) for v in value)
+    return _format(value, spec, key, where)
+
+
+def _format(value: Any, spec: str | None, key: str, where: str) -> str:
+    """One figure as text: ``spec`` (with its scale) if given, else thousands separated."""
     if not spec:
         if isinstance(value, bool) or not isinstance(value, int | float):
             return str(value)

@@ -173,13 +173,22 @@ def test_placeholders_format_and_fail_clearly(
         "machine": {"platform": "Linux", "cpu_count": 2, "cpu_model": "CPU", "machine": "x"},
         "versions": {"colorwars": "0.1.0", "python": "3.11"},
     }
-    figures = {"rate": 43_705_466.9, "share": 0.9918, "count": 1234}
+    figures = {
+        "rate": 43_705_466.9,
+        "share": 0.9918,
+        "count": 1234,
+        "runs": [230.96, 212.971],
+        "sizes": [89_198_975, 1234],
+    }
     (tmp_path / "x.json").write_text(json.dumps({**stamp, "figures": figures}))
     filled = module.fill(
         "{{ bench:x:rate | M.1f }} {{ bench:x:share | .1% }} {{ bench:x:count }} "
         "{{ bench:x:commit }} {{ bench:x:machine.cpu_model }} `{{ bench:x:rate }}`"
     )
     assert filled == "43.7 99.2% 1,234 abc1234 CPU `{{ bench:x:rate }}`"
+    assert module.fill("{{ bench:x:runs | .1f }} / {{ bench:x:sizes }}") == (
+        "231.0, 213.0 / 89,198,975, 1,234"
+    )
     assert "quick run" in module.fill("{{ bench:x:stamp }}")
     with pytest.raises(module.PlaceholderError, match=r"bench_missing\.py --quick"):
         module.fill("{{ bench:missing:rate }}", "page.md")
