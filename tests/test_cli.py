@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -192,6 +193,8 @@ def test_solve_command(
         (["--address", "127.0.0.1:1"], "--address needs --backend ray"),
         (["--method", "pn", "--save-every", "5"], "--save-every needs --checkpoint"),
         (["--threads", "-1"], "invalid threads -1"),  # pn's options imply pn, which checks it
+        (["--log-every", "-1"], "invalid --log-every -1: expected seconds from 0"),
+        (["--method", "pn", "--log-every", "nan"], "invalid --log-every nan"),
     ],
 )
 def test_solve_refuses_options_its_method_does_not_take(
@@ -220,6 +223,28 @@ def test_solve_runs_the_method_its_options_are_for(
 ) -> None:
     assert main(["solve", "3x3", "--no-cache", "--no-progress", *args]) == 0
     assert said in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("method", ["alphabeta", "pn", "length"])
+def test_solve_off_a_terminal_logs_its_progress_on_stderr(
+    method: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A run of hours under nohup showed nothing in its log until it ended: off a terminal a
+    # plain line goes to stderr every --log-every seconds (tiny here: every report is one),
+    # and the result alone to stdout.
+    args = ["solve", "3x3", "--rules", "classic", "--no-cache", "--method", method]
+    assert main([*args, "--log-every", "1e-9"]) == 0
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert lines, "no progress line"
+    said = re.compile(r"[^\n]+: [\d,]+ positions, [\d,]+ s")
+    assert all(said.fullmatch(line) for line in lines)
+    assert not any(said.fullmatch(line) for line in out.splitlines())
+    assert "player a wins" in out
+    assert main([*args, "--log-every", "0"]) == 0  # 0: none
+    assert capsys.readouterr().err == ""
+    assert main([*args, "--no-progress", "--log-every", "1e-9"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_a_cached_solve_keeps_to_its_max_depth(

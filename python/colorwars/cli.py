@@ -10,7 +10,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -310,6 +310,28 @@ def _show_progress(args: argparse.Namespace, console: Console) -> bool:
     return console.is_terminal and not getattr(args, "no_progress", False)
 
 
+def _reporter(args: argparse.Namespace, status: Any) -> Callable[[str], None] | None:
+    """Where a search's progress goes: the status line on a terminal; elsewhere (a log file,
+    ``nohup``, a pipe) a plain line on stderr every ``--log-every`` seconds (60; 0: none), so
+    that a run of hours shows in its log how far it has got. None: no progress at all."""
+    if status is not None:
+        return lambda text: status.update(Text(text, style="dim"))
+    every = getattr(args, "log_every", None)
+    every = 60.0 if every is None else every
+    if getattr(args, "no_progress", False) or every == 0:
+        return None
+    last = time.monotonic()
+
+    def line(text: str) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= every:
+            last = now
+            print(text, file=sys.stderr, flush=True)
+
+    return line
+
+
 # Which of ``colorwars solve``'s methods each option is for, and whether it was given (the
 # options' defaults are None so that a given one can be told from one left out).
 _SOLVE_OPTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -360,6 +382,11 @@ def _solve_method(args: argparse.Namespace) -> str:
         raise ConfigError("--address needs --backend ray")
     if args.save_every is not None and args.checkpoint is None:
         raise ConfigError("--save-every needs --checkpoint (the file it saves)")
+    if args.log_every is not None and not 0 <= args.log_every <= 1e9:
+        raise ConfigError(
+            f"invalid --log-every {args.log_every:g}: expected seconds from 0 to 1e+09 "
+            "(0: no progress lines)"
+        )
     return method
 
 
@@ -380,13 +407,13 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
     status = console.status("solving ...") if _show_progress(args, console) else None
     with status or contextlib.nullcontext():
         progress = None
-        if status is not None:
+        if (report := _reporter(args, status)) is not None:
             start = time.perf_counter()
             what = f"solving {width}x{height} {args.rules}"
 
             def progress(positions: int) -> None:
                 secs = time.perf_counter() - start
-                status.update(Text(f"{what}: {positions:,} positions, {secs:,.0f} s", style="dim"))
+                report(f"{what}: {positions:,} positions, {secs:,.0f} s")
 
         solution = solver.solve(
             width, height, rules=args.rules, cache=not args.no_cache, progress=progress,
@@ -408,13 +435,11 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
     status = console.status("proving ...") if _show_progress(args, console) else None
     with status or contextlib.nullcontext():
         progress = None
-        if status is not None:
+        if (report := _reporter(args, status)) is not None:
 
             def progress(message: str, positions: int) -> None:
                 secs = time.perf_counter() - start
-                status.update(
-                    Text(f"proving {message}: {positions:,} positions, {secs:,.0f} s", style="dim")
-                )
+                report(f"proving {message}: {positions:,} positions, {secs:,.0f} s")
 
         where: tuple[Any, ...] = (width, height, args.rules)
         moves = [] if args.after is None else args.after.replace(",", " ").split()
@@ -459,13 +484,11 @@ def _length(args: argparse.Namespace, console: Console) -> int:
     status = console.status("searching ...") if _show_progress(args, console) else None
     with status or contextlib.nullcontext():
         progress = None
-        if status is not None:
+        if (report := _reporter(args, status)) is not None:
 
             def progress(positions: int) -> None:
                 secs = time.perf_counter() - start
-                status.update(
-                    Text(f"exact length: {positions:,} positions, {secs:,.0f} s", style="dim")
-                )
+                report(f"exact length: {positions:,} positions, {secs:,.0f} s")
 
         found = exact_length(
             width,
@@ -986,6 +1009,13 @@ def build_parser() -> argparse.ArgumentParser:
         "earlier runs is proven and refuted without the searches around it",
     )
     solve.add_argument("--no-progress", action="store_true", help="no progress line")
+    solve.add_argument(
+        "--log-every",
+        type=float,
+        metavar="SECONDS",
+        help="off a terminal (a log file, nohup): a progress line on stderr this often "
+        "(60; 0: none)",
+    )
     solve.set_defaults(run=cmd_solve)
 
     common = _Parser(add_help=False)
