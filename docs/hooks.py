@@ -130,6 +130,9 @@ def solved_table() -> str:
             f"| {b['board']} | {b['rules']} | {who} | {plies} | {b['positions']:,} | {method} "
             f"| {b['seconds']:g} | `{b['command']}` |"
         )
+    notes = [f"- {b['board']} {b['rules']}: {b['note']}." for b in boards if b.get("note")]
+    if notes:
+        lines += ["", *notes]
     return "\n".join(lines) + "\n"
 
 
