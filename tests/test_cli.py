@@ -188,6 +188,7 @@ def test_solve_command(
         (["--method", "pn", "--max-depth", "30"], "--max-depth is for --method alphabeta"),
         (["--time", "5", "--max-depth", "30"], "--max-depth is for --method alphabeta, not proof"),
         (["--method", "length", "--no-split"], "--no-split is for --method pn"),
+        (["--method", "alphabeta", "--verify"], "--verify is for --method pn, not alpha-beta"),
         (["--method", "length", "--backend", "ray"], "--backend ray is for --method pn"),
         (["--method", "alphabeta", "--checkpoint", "x.bin"], "--checkpoint is for --method pn"),
         (["--address", "127.0.0.1:1"], "--address needs --backend ray"),
@@ -215,6 +216,7 @@ def test_solve_refuses_options_its_method_does_not_take(
         (["--threads", "1"], "after each first move, the winner"),
         (["--start", "6"], "player b wins in exactly 10 plies"),  # the exact length
         (["--method", "PN"], "after each first move, the winner"),  # methods ignore case
+        (["--verify"], "; proof checked: "),  # proof-number search, each proof walked
         (["--method", " Length "], "player b wins in exactly 10 plies"),
     ],
 )

@@ -452,6 +452,11 @@ def test_the_cli_proves_one_group_after_its_first_moves(
     out = capsys.readouterr().out
     assert f"4x4 colorwars after b2: player {'ab'[expected]} wins" in out
     assert path.exists()
+    # --verify walks the proof read back from the checkpoint to the end of every game.
+    assert main([*args, "--verify", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert f"after b2: player {'ab'[expected]} wins" in out
+    assert "; proof checked: " in out
     assert main(["solve", "4x4", "--after", "b2,a1", "--no-progress"]) == 0
     assert "4x4 colorwars after b2 a1: player" in capsys.readouterr().out
     assert main(["solve", "4x4", "--after", "z9"]) == 1

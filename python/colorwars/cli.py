@@ -343,6 +343,7 @@ _SOLVE_OPTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("--after", "after", ("pn",)),
     ("--save-every", "save_every", ("pn", "length")),
     ("--no-split", "no_split", ("pn",)),
+    ("--verify", "verify", ("pn",)),
     ("--threads", "threads", ("pn",)),
     ("--backend ray", "backend", ("pn",)),
     ("--address", "address", ("pn",)),
@@ -463,6 +464,7 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
             progress=progress,
             threads=0 if args.threads is None else args.threads,
             save_every=600.0 if args.save_every is None else args.save_every or None,
+            verify=args.verify,
         )
     said = str(proof)
     if args.after is not None:  # "6x6 colorwars after c3: player b wins ..."
@@ -1000,6 +1002,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads",
         type=int,
         help="pn: searchers sharing the table; 0 for one per core here, 1 per Ray task (0)",
+    )
+    solve.add_argument(
+        "--verify",
+        action="store_true",
+        help="pn: walk each proof (read from --checkpoint, or just found) to the end of every "
+        "game before it counts; the result says how many positions the walk took",
     )
     solve.add_argument(
         "--start",
