@@ -1,7 +1,8 @@
 //! Progress and cancellation for long native work (simulations, matches, searches).
 //!
-//! Long work takes a `&Control`: it counts finished units in `done` and polls `cancelled()`
-//! often enough to stop within a fraction of a second. `watch` runs such work on its own
+//! Long work takes a `&Control`: it counts finished units in `done` (and a proof's check the
+//! positions it walked in `walked`) and polls `cancelled()` often enough to stop within a
+//! fraction of a second. `watch` runs such work on its own
 //! thread while the caller's thread wakes at an interval to report progress or to notice that
 //! the work must stop (the Python binding checks Ctrl-C there); no Python is involved here.
 
@@ -15,6 +16,7 @@ use crate::error::Error;
 #[derive(Debug, Default)]
 pub struct Control {
     done: AtomicU64,
+    walked: AtomicU64,
     cancel: AtomicBool,
 }
 
@@ -42,26 +44,39 @@ impl Control {
     pub fn done(&self) -> u64 {
         self.done.load(Ordering::Relaxed)
     }
+
+    /// Counts `n` more positions walked by a proof's check (not searched: kept apart so that
+    /// progress can say which the work is doing).
+    #[inline]
+    pub fn add_walked(&self, n: u64) {
+        self.walked.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn walked(&self) -> u64 {
+        self.walked.load(Ordering::Relaxed)
+    }
 }
 
 /// What `watch` returns: the work's output, the first error the watcher's `tick` returned
-/// (the work was then cancelled), the work's seconds and its final `done` count.
+/// (the work was then cancelled), the work's seconds and its final `done` and `walked`
+/// counts.
 #[derive(Debug)]
 pub struct Watched<T, E> {
     pub out: T,
     pub failure: Option<E>,
     pub seconds: f64,
     pub done: u64,
+    pub walked: u64,
 }
 
 /// Runs `work` on a thread of its own while the calling thread wakes every `interval` to call
-/// `tick(done)`; an error from `tick` cancels the work, which stops at its next poll of
+/// `tick(done, walked)`; an error from `tick` cancels the work, which stops at its next poll of
 /// `Control::cancelled`. A thread that cannot be started is `Error::OutOfMemory`.
 pub fn watch<T, E, W, F>(interval: Duration, work: W, mut tick: F) -> Result<Watched<T, E>, Error>
 where
     T: Send,
     W: FnOnce(&Control) -> T + Send,
-    F: FnMut(u64) -> Result<(), E>,
+    F: FnMut(u64, u64) -> Result<(), E>,
 {
     let control = Control::new();
     let mut failure = None;
@@ -78,7 +93,7 @@ where
             .map_err(|e| Error::OutOfMemory(format!("a thread for the work ({e})")))?;
         while let Err(RecvTimeoutError::Timeout) = wait.recv_timeout(interval) {
             if failure.is_none() {
-                if let Err(e) = tick(control.done()) {
+                if let Err(e) = tick(control.done(), control.walked()) {
                     control.cancel();
                     failure = Some(e);
                 }
@@ -95,6 +110,7 @@ where
         failure,
         seconds,
         done: control.done(),
+        walked: control.walked(),
     })
 }
 
@@ -115,7 +131,7 @@ mod tests {
                 }
                 n
             },
-            |done| if done > 10 { Err("stop") } else { Ok(()) },
+            |done, _| if done > 10 { Err("stop") } else { Ok(()) },
         )
         .unwrap();
         assert!(w.out > 10);
@@ -129,11 +145,12 @@ mod tests {
             Duration::from_secs(10),
             |c: &Control| {
                 c.add_done(3);
+                c.add_walked(2);
                 7
             },
-            |_| Err::<(), ()>(()),
+            |_, _| Err::<(), ()>(()),
         )
         .unwrap();
-        assert_eq!((w.out, w.failure, w.done), (7, None, 3));
+        assert_eq!((w.out, w.failure, w.done, w.walked), (7, None, 3, 2));
     }
 }

@@ -99,6 +99,27 @@ def test_a_split_run_reads_every_group_from_the_positions_search() -> None:
     replays_to(4, 5, "colorwars", split.line, 1)
 
 
+def test_the_check_of_a_proof_reports_the_positions_it_walks() -> None:
+    """With ``verify``, the walk of a found proof is progress of its own: the search's count
+    went on growing by the positions walked, read as positions searched (a walk of 6 x 6's
+    centre group showed billions)."""
+    said: list[tuple[str, int]] = []
+    p = colorwars.prove(
+        4, 5, split=False, verify=True, progress=lambda message, n: said.append((message, n))
+    )
+    assert p.checked is not None
+    searched = [n for m, n in said if m == "the position"]
+    walked = [n for m, n in said if m == "the position, checking its proof"]
+    assert searched
+    assert walked, said
+    assert max(searched) <= p.positions
+    # The walk counts by 1,024 positions (each visit, the positions it walks again too).
+    assert 0 < walked[-1] <= 1024 * (p.checked // 1024 + 64)
+    assert walked == sorted(walked)
+    first = next(i for i, (m, _) in enumerate(said) if m.endswith("checking its proof"))
+    assert all(m.endswith("checking its proof") for m, _ in said[first:])
+
+
 def test_a_split_run_where_the_mover_wins_proves_the_other_groups_after() -> None:
     """Where the first player wins, the position's search needs one winning group: the others
     are proven after it, and every group agrees with alpha-beta (2 x 5 with bursts that lose
@@ -110,7 +131,7 @@ def test_a_split_run_where_the_mover_wins_proves_the_other_groups_after() -> Non
     exact = colorwars.solve(colorwars.Game(2, 5, rules="none+empty")).moves
     # The position's search settled one group; the others were proven in slices after it.
     assert said[0].startswith("the position (0 of 3 groups proven)")
-    assert {m for m in said if "slices" in m} == {
+    assert {m.removesuffix(", checking its proof") for m in said if "slices" in m} == {
         "after a2 (1 of 3 groups proven, 5 s slices)",
         "after a3 (1 of 3 groups proven, 5 s slices)",
     }

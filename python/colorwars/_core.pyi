@@ -260,7 +260,7 @@ def prove(
     game: NativeGame,
     table: ProofTable,
     seconds: float | None = None,
-    progress: Callable[[int], object] | None = None,
+    progress: Callable[..., object] | None = None,
     interval: float = 0.5,
     verify: bool = False,
     threads: int = 1,

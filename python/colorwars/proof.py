@@ -315,8 +315,9 @@ def prove(
     position is searched whole (unsplit, or a split run's first search; a split run saves
     after every slice too): the search pauses, saves what is proven and goes on from the same
     table.
-    ``progress(message, positions)`` is called about ten times a second. Ctrl-C stops the search;
-    what was proven is saved first.
+    ``progress(message, positions)`` is called about ten times a second (while ``verify``
+    walks a proof, with ``", checking its proof"`` after the message and the positions
+    walked). Ctrl-C stops the search; what was proven is saved first.
 
     >>> p = prove(3, 3, rules="colorwars")
     >>> p.winner, p.complete, sorted(p.moves.values())
@@ -430,13 +431,18 @@ def _prove(
         }
         _save(path, data, table.proofs(SAVE_MIN_WORK))
 
-    def report(message: str) -> Callable[[int], None] | None:
+    def report(message: str) -> Callable[..., None] | None:
         if progress is None:
             return None
         base = total_positions
 
-        def tick(done: int) -> None:
-            progress(message, base + done)
+        def tick(done: int, walked: int = 0) -> None:
+            # With ``verify``, once the proof is found its check walks it: the count is then
+            # the positions walked, not searched.
+            if walked:
+                progress(f"{message}, checking its proof", walked)
+            else:
+                progress(message, base + done)
 
         return tick
 

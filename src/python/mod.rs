@@ -148,11 +148,11 @@ where
     }
     // `Err(None)` from the tick: stopped on request (the work then ends at its next poll).
     let run = py.detach(|| {
-        watch(Duration::from_secs_f64(interval), work, |done| {
+        watch(Duration::from_secs_f64(interval), work, |done, walked| {
             Python::attach(|py| {
                 py.check_signals().map_err(Some)?;
                 if let Some(cb) = progress {
-                    cb.call1(py, (done,)).map_err(Some)?;
+                    tell(py, cb, done, walked).map_err(Some)?;
                 }
                 if let Some(stop) = stop {
                     let set = stop.call_method0(py, "is_set").map_err(Some)?;
@@ -168,9 +168,20 @@ where
         return Err(e);
     }
     if let Some(cb) = progress {
-        cb.call1(py, (run.done,))?;
+        tell(py, cb, run.done, run.walked)?;
     }
     Ok((run.out, run.seconds))
+}
+
+/// Calls a progress callback: `progress(done)`, or once a proof's check has walked
+/// positions, `progress(done, walked)` (only `prove` with `verify` walks).
+fn tell(py: Python<'_>, cb: &Py<PyAny>, done: u64, walked: u64) -> PyResult<()> {
+    if walked > 0 {
+        cb.call1(py, (done, walked))?;
+    } else {
+        cb.call1(py, (done,))?;
+    }
+    Ok(())
 }
 
 #[pymodule]

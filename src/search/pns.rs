@@ -597,7 +597,7 @@ impl<'a, B: Bits> Prover<'a, B> {
     ) -> bool {
         *visits += 1;
         if *visits & 1023 == 0 {
-            self.control.add_done(1024);
+            self.control.add_walked(1024);
             self.stopped |=
                 self.control.cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d);
         }
