@@ -99,6 +99,25 @@ def test_a_split_run_reads_every_group_from_the_positions_search() -> None:
     replays_to(4, 5, "colorwars", split.line, 1)
 
 
+def test_a_proof_read_from_a_checkpoint_is_checked_without_searching_it_again(
+    tmp_path: Path,
+) -> None:
+    """Where the table that found a proof was too small to keep all of it, the check reads
+    what the checkpoint kept and searches again only where the walk needs a proof it lost:
+    at the winner's turns the position itself, so that df-pn proves it through its best move.
+    Searching each move in turn to its end spent the check disproving losing moves: 86,181
+    positions here (and over ten minutes on 5 x 5 and on 6 x 6's centre group, which now
+    check in seconds)."""
+    path = tmp_path / "4x6.proofs"
+    found = colorwars.prove(4, 6, split=False, memory="1M", threads=1, checkpoint=path)
+    assert found.winner == 1
+    checked = colorwars.prove(4, 6, split=False, verify=True, checkpoint=path, save_every=None)
+    assert checked.winner == 1
+    assert checked.checked is not None
+    assert checked.checked > 10_000  # every game walked to its end, not a few lines
+    assert checked.positions - found.positions < 5_000
+
+
 def test_the_check_of_a_proof_reports_the_positions_it_walks() -> None:
     """With ``verify``, the walk of a found proof is progress of its own: the search's count
     went on growing by the positions walked, read as positions searched (a walk of 6 x 6's
