@@ -39,10 +39,17 @@ def test_every_entry_is_well_formed_and_once() -> None:
         assert (e["plies"] is None) == (e["method"] == "pn")
         assert e["positions"] > 0
         assert e["seconds"] >= 0
-        # One command, or a shell loop of them (a board proven group by group).
-        command = (
-            e["command"].split("; do ", 1)[-1] if e["command"].startswith("for ") else e["command"]
-        )
+        # One command, or a shell loop of them (a board proven group by group): the loop goes
+        # over one first move of every group of symmetric first moves.
+        command = e["command"]
+        if command.startswith("for "):
+            head, command = command.split("; do ", 1)
+            game = colorwars.Game(int(w), int(h), rules=e["rules"])
+            groups = colorwars._core.symmetric_moves(game._native)
+            cells = [game.cell(m) for m in head.split(" in ", 1)[1].split()]
+            assert sorted(next(i for i, g in enumerate(groups) if c in g) for c in cells) == list(
+                range(len(groups))
+            ), e["command"]
         assert command.split()[0] in ("colorwars", "cargo")
         assert (e["board"], e["rules"], e["method"]) not in seen
         seen.add((e["board"], e["rules"], e["method"]))

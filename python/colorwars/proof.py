@@ -628,6 +628,7 @@ def _read_groups(
     verify: bool,
     threads: int,
     every_group: bool,
+    report: Callable[[str], Callable[..., None] | None] | None = None,
 ) -> tuple[int, bool]:
     """Settles the open groups whose result the table holds (with ``every_group``, the
     position is proven lost for its mover, so every group is proven: a proof the table has
@@ -665,9 +666,13 @@ def _read_groups(
                 # The read already gave the line.
                 settle(group[0], winner, line, None, False)
                 continue
-        # Proven: the line (and with ``verify`` the walk) from the table.
+        # Proven: the line (and with ``verify`` the walk, whose progress is reported) from
+        # the table.
+        tick = None
+        if verify and report is not None:
+            tick = report(f"after {game.cell_name(group[0])}")
         winner, line, n, _, checked, stopped = _core.prove(
-            child, table, left(), None, 0.1, verify, threads, first=first
+            child, table, left(), tick, 0.1, verify, threads, first=first
         )
         positions += n
         settle(group[0], winner, line, checked, stopped)
@@ -682,7 +687,7 @@ def _root_first(
     settle: Callable[[int | None, int | None, list[int], int | None, bool], int | None],
     left: Callable[[], float | None],
     save: Callable[[], None],
-    report: Callable[[str], Callable[[int], None] | None],
+    report: Callable[[str], Callable[..., None] | None],
     verify: bool,
     threads: int,
     every: float | None,
@@ -696,7 +701,7 @@ def _root_first(
     positions = 0
     if table.filled > 0:
         positions, other_side = _read_groups(
-            game, table, groups, is_open, settle, left, verify, threads, False
+            game, table, groups, is_open, settle, left, verify, threads, False, report
         )
         if other_side:
             return positions
@@ -713,7 +718,9 @@ def _root_first(
         )
         positions += n
         lost = winner is not None and winner != game.to_move
-        n, _ = _read_groups(game, table, groups, is_open, settle, left, verify, threads, lost)
+        n, _ = _read_groups(
+            game, table, groups, is_open, settle, left, verify, threads, lost, report
+        )
         positions += n
         save()
         if winner is not None or not stopped or every is None:

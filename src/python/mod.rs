@@ -97,7 +97,8 @@ fn deadline_in(seconds: Option<f64>) -> Option<std::time::Instant> {
 }
 
 /// Runs long native work with the GIL released under `control::watch`: every `interval`
-/// seconds this thread takes the GIL briefly to notice Ctrl-C and to call `progress(done)`.
+/// seconds this thread takes the GIL briefly to notice Ctrl-C and to call `progress(done)`
+/// (`progress(done, walked)` once a proof's check has walked positions: see `tell`).
 /// Ctrl-C (or an exception in `progress`) cancels the work and is raised. Returns the work's
 /// output and seconds.
 fn watched<T, W>(

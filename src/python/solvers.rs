@@ -157,7 +157,9 @@ pub(super) type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>,
 /// in the table, and a proof finished before it was asked is kept. `first` (0 or 1, None:
 /// the mover) is the player whose win is tried first: a position whose parent's search has
 /// settled it is then read from that search's proofs (they are kept apart by player where
-/// positions can repeat).
+/// positions can repeat). `progress(positions)` is called every `interval` seconds, and with
+/// `verify`, once the check has walked positions, `progress(positions, walked)` (the walk's
+/// visits), so a callback given with `verify` takes two arguments.
 #[pyfunction]
 #[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false, threads=1, positions=None, stop=None, first=None))]
 #[allow(clippy::too_many_arguments)]

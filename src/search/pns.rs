@@ -638,8 +638,9 @@ impl<'a, B: Bits> Prover<'a, B> {
         ok
     }
 
-    /// The line's move when the table has lost the proofs: the first move whose child a search
-    /// proves to be the winner's.
+    /// The line's move when the table has lost the proofs: at the winner's turns the move
+    /// through which a search of the position itself proves it (read from the table), else
+    /// the first move whose child a search proves to be the winner's.
     fn pick_by_search(
         &mut self,
         cur: &Position<B>,
