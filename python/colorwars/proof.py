@@ -628,7 +628,7 @@ def _read_groups(
     verify: bool,
     threads: int,
     every_group: bool,
-    report: Callable[[str], Callable[..., None] | None] | None = None,
+    report: Callable[[str], Callable[..., None] | None],
 ) -> tuple[int, bool]:
     """Settles the open groups whose result the table holds (with ``every_group``, the
     position is proven lost for its mover, so every group is proven: a proof the table has
@@ -668,9 +668,7 @@ def _read_groups(
                 continue
         # Proven: the line (and with ``verify`` the walk, whose progress is reported) from
         # the table.
-        tick = None
-        if verify and report is not None:
-            tick = report(f"after {game.cell_name(group[0])}")
+        tick = report(f"after {game.cell_name(group[0])}") if verify else None
         winner, line, n, _, checked, stopped = _core.prove(
             child, table, left(), tick, 0.1, verify, threads, first=first
         )
