@@ -188,7 +188,7 @@ def test_solve_command(
         (["--method", "pn", "--max-depth", "30"], "--max-depth is for --method alphabeta"),
         (["--time", "5", "--max-depth", "30"], "--max-depth is for --method alphabeta, not proof"),
         (["--method", "length", "--no-split"], "--no-split is for --method pn"),
-        (["--method", "alphabeta", "--verify"], "--verify is for --method pn, not alpha-beta"),
+        (["--method", "alphabeta", "--verify"], "--verify is for --method pn or --method length"),
         (["--method", "length", "--backend", "ray"], "--backend ray is for --method pn"),
         (["--method", "alphabeta", "--checkpoint", "x.bin"], "--checkpoint is for --method pn"),
         (["--address", "127.0.0.1:1"], "--address needs --backend ray"),
@@ -218,6 +218,9 @@ def test_solve_refuses_options_its_method_does_not_take(
         (["--method", "PN"], "after each first move, the winner"),  # methods ignore case
         (["--verify"], "; proof checked: "),  # proof-number search, each proof walked
         (["--method", " Length "], "player b wins in exactly 10 plies"),
+        # The length's proof and refutation, each walked to the end of every line.
+        (["--start", "10", "--verify"], "in exactly 10 plies (a win within 10 proven"),
+        (["--method", "length", "--verify"], "; checked: proof "),
     ],
 )
 def test_solve_runs_the_method_its_options_are_for(

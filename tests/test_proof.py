@@ -140,6 +140,33 @@ def test_the_check_of_a_proof_reports_the_positions_it_walks() -> None:
     assert all(m.endswith("checking its proof") for m, _ in said[first:])
 
 
+def test_the_native_search_calls_progress_with_one_argument_or_with_verify_two() -> None:
+    """``_core.prove``'s progress contract: ``progress(positions)`` without ``verify``, and
+    ``progress(positions, walked)`` at every call with it (``walked`` 0 until the check
+    starts). It used to switch from one argument to two once the walk had passed 1,024
+    positions, so a callback written for the first calls failed later in the run."""
+    from colorwars import _core
+
+    game = colorwars.Game(4, 5)._native
+    calls: list[tuple[int, ...]] = []
+    for verify in (False, True):
+        calls.clear()
+        found = _core.prove(
+            game,
+            _core.ProofTable(1 << 24),
+            progress=lambda *args: calls.append(args),
+            interval=0.001,
+            verify=verify,
+        )
+        assert found[0] == 1
+        assert calls
+        assert {len(args) for args in calls} == {2 if verify else 1}
+        # The last call: every position searched (counted by 1,024).
+        assert found[2] - 1024 < calls[-1][0] <= found[2]
+    assert calls[-1][1] > 0  # and the walk's visits, once it has walked
+    assert [args[1] for args in calls] == sorted(args[1] for args in calls)
+
+
 def test_a_split_run_where_the_mover_wins_proves_the_other_groups_after() -> None:
     """Where the first player wins, the position's search needs one winning group: the others
     are proven after it, and every group agrees with alpha-beta (2 x 5 with bursts that lose

@@ -343,7 +343,7 @@ _SOLVE_OPTIONS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("--after", "after", ("pn",)),
     ("--save-every", "save_every", ("pn", "length")),
     ("--no-split", "no_split", ("pn",)),
-    ("--verify", "verify", ("pn",)),
+    ("--verify", "verify", ("pn", "length")),
     ("--threads", "threads", ("pn",)),
     ("--backend ray", "backend", ("pn",)),
     ("--address", "address", ("pn",)),
@@ -502,6 +502,7 @@ def _length(args: argparse.Namespace, console: Console) -> int:
             start=args.start,
             checkpoint=args.checkpoint,
             save_every=1800.0 if args.save_every is None else args.save_every or 1e9,
+            verify=args.verify,
         )
     console.print(Text(str(found)), soft_wrap=True)
     if args.checkpoint is not None:
@@ -1007,7 +1008,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--verify",
         action="store_true",
         help="pn: walk each proof (read from --checkpoint, or just found) to the end of every "
-        "game before it counts; the result says how many positions the walk took",
+        "game before it counts; length: walk the proof and the refutation of the length; the "
+        "result says how many positions the walks took",
     )
     solve.add_argument(
         "--start",

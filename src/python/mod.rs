@@ -97,8 +97,7 @@ fn deadline_in(seconds: Option<f64>) -> Option<std::time::Instant> {
 }
 
 /// Runs long native work with the GIL released under `control::watch`: every `interval`
-/// seconds this thread takes the GIL briefly to notice Ctrl-C and to call `progress(done)`
-/// (`progress(done, walked)` once a proof's check has walked positions: see `tell`).
+/// seconds this thread takes the GIL briefly to notice Ctrl-C and to call `progress(done)`.
 /// Ctrl-C (or an exception in `progress`) cancels the work and is raised. Returns the work's
 /// output and seconds.
 fn watched<T, W>(
@@ -111,7 +110,7 @@ where
     T: Send,
     W: FnOnce(&Control) -> T + Send,
 {
-    watched_until(py, progress, interval, None, work)
+    watched_until(py, progress, interval, None, false, work)
 }
 
 /// `watched` for a search that a caller may end early: `stop` (any object with `is_set()`,
@@ -123,16 +122,19 @@ where
     T: Send,
     W: FnOnce(&Control) -> T + Send,
 {
-    Ok(watched_until(py, None, 0.05, stop, work)?.0)
+    Ok(watched_until(py, None, 0.05, stop, false, work)?.0)
 }
 
 /// `watched` with an optional `stop` as in `watched_stoppable` (asked every 20 ms at most,
-/// after `progress`): the one loop both are made of.
+/// after `progress`): the one loop both are made of. With `walks` (a search whose proof is
+/// checked), `progress` is called with two arguments every time, `progress(done, walked)`:
+/// the positions searched and those the check has walked so far (0 until it starts).
 fn watched_until<T, W>(
     py: Python<'_>,
     progress: Option<&Py<PyAny>>,
     interval: f64,
     stop: Option<&Py<PyAny>>,
+    walks: bool,
     work: W,
 ) -> PyResult<(T, f64)>
 where
@@ -153,7 +155,7 @@ where
             Python::attach(|py| {
                 py.check_signals().map_err(Some)?;
                 if let Some(cb) = progress {
-                    tell(py, cb, done, walked).map_err(Some)?;
+                    tell(py, cb, done, walks.then_some(walked)).map_err(Some)?;
                 }
                 if let Some(stop) = stop {
                     let set = stop.call_method0(py, "is_set").map_err(Some)?;
@@ -169,19 +171,18 @@ where
         return Err(e);
     }
     if let Some(cb) = progress {
-        tell(py, cb, run.done, run.walked)?;
+        tell(py, cb, run.done, walks.then_some(run.walked))?;
     }
     Ok((run.out, run.seconds))
 }
 
-/// Calls a progress callback: `progress(done)`, or once a proof's check has walked
-/// positions, `progress(done, walked)` (only `prove` with `verify` walks).
-fn tell(py: Python<'_>, cb: &Py<PyAny>, done: u64, walked: u64) -> PyResult<()> {
-    if walked > 0 {
-        cb.call1(py, (done, walked))?;
-    } else {
-        cb.call1(py, (done,))?;
-    }
+/// Calls a progress callback: `progress(done)`, or `progress(done, walked)` for a search
+/// whose proof is checked (see `watched_until`).
+fn tell(py: Python<'_>, cb: &Py<PyAny>, done: u64, walked: Option<u64>) -> PyResult<()> {
+    match walked {
+        Some(walked) => cb.call1(py, (done, walked))?,
+        None => cb.call1(py, (done,))?,
+    };
     Ok(())
 }
 

@@ -157,9 +157,9 @@ pub(super) type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>,
 /// in the table, and a proof finished before it was asked is kept. `first` (0 or 1, None:
 /// the mover) is the player whose win is tried first: a position whose parent's search has
 /// settled it is then read from that search's proofs (they are kept apart by player where
-/// positions can repeat). `progress(positions)` is called every `interval` seconds, and with
-/// `verify`, once the check has walked positions, `progress(positions, walked)` (the walk's
-/// visits), so a callback given with `verify` takes two arguments.
+/// positions can repeat). `progress(positions)` is called every `interval` seconds; with
+/// `verify`, `progress(positions, walked)` every time, `walked` the check's visits so far (0
+/// until the proof is found), so a callback given with `verify` takes two arguments.
 #[pyfunction]
 #[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false, threads=1, positions=None, stop=None, first=None))]
 #[allow(clippy::too_many_arguments)]
@@ -183,14 +183,21 @@ pub(super) fn prove(
     let table = table.borrow();
     let inner = &table.inner;
     let deadline = deadline_in(seconds);
-    let (found, secs) = watched_until(py, progress.as_ref(), interval, stop.as_ref(), |control| {
-        let t = lock_table(inner);
-        with_game!(&position, g => {
-            prove_position_first(
-                g.geo(), &cfg, g.pos(), &t, control, deadline, positions, verify, threads, first,
-            )
-        })
-    })?;
+    let (found, secs) = watched_until(
+        py,
+        progress.as_ref(),
+        interval,
+        stop.as_ref(),
+        verify,
+        |control| {
+            let t = lock_table(inner);
+            with_game!(&position, g => {
+                prove_position_first(
+                    g.geo(), &cfg, g.pos(), &t, control, deadline, positions, verify, threads, first,
+                )
+            })
+        },
+    )?;
     let o = found?;
     Ok((o.winner, o.line, o.positions, secs, o.checked, o.stopped))
 }
