@@ -533,7 +533,13 @@ impl<'a, B: Bits> Prover<'a, B> {
         let mut cur = *pos;
         let mut seen = vec![self.key(&cur)];
         while cur.winner().is_none() && line.len() < MAX_PLY && !self.stopped {
-            let next = match self.pick(&cur, winner, &seen) {
+            // The table's proofs, unless they are the loser's and may rest on a repetition.
+            let read = if self.sound_for(self.prover, winner) {
+                self.pick(&cur, winner, &seen)
+            } else {
+                None
+            };
+            let next = match read {
                 Some(found) => Some(found),
                 None => self.pick_by_search(&cur, winner, &seen),
             };
@@ -556,10 +562,11 @@ impl<'a, B: Bits> Prover<'a, B> {
         let mover = pos.to_move as usize;
         let seen = [key];
         // The proofs of the mover's win are sound; so are the opponent's disproofs while no
-        // repetition has touched the opponent's searches.
+        // repetition has touched the opponent's searches (the run's own searches included:
+        // after `prove` they are the opponent's when the opponent's search found the winner).
         let own = self.prover;
         for prover in [own, 1 - own] {
-            if prover != own && self.cycles && self.table.tainted(prover) {
+            if !self.sound_for(prover, mover) {
                 continue;
             }
             self.prover = prover;
@@ -638,10 +645,44 @@ impl<'a, B: Bits> Prover<'a, B> {
         ok
     }
 
+    /// Whether `prover`'s searches prove `winner`'s wins soundly: always when `prover` is the
+    /// winner or positions cannot repeat, otherwise while no repetition has touched them (the
+    /// winner's win is then "the prover does not win", which may rest on one).
+    fn sound_for(&self, prover: usize, winner: usize) -> bool {
+        !self.cycles || prover == winner || !self.table.tainted(prover)
+    }
+
     /// The line's move when the table has lost the proofs: at the winner's turns the move
     /// through which a search of the position itself proves it (read from the table), else
-    /// the first move whose child a search proves to be the winner's.
+    /// the first move whose child a search proves to be the winner's. The search is the
+    /// current prover's, whose table holds the run's work; where that prover is the loser and
+    /// a repetition has touched its searches (positions can repeat), what it finds may rest
+    /// on the repetition, and the search is made again as the winner, whose proofs never do.
     fn pick_by_search(
+        &mut self,
+        cur: &Position<B>,
+        winner: usize,
+        seen: &[u64],
+    ) -> Option<(usize, Position<B>)> {
+        let own = self.prover;
+        if self.sound_for(own, winner) {
+            let found = self.pick_by_search_as(cur, winner, seen);
+            if self.stopped || self.sound_for(own, winner) {
+                return found;
+            }
+        }
+        // The keys of `seen` are the loser's searches': the winner's searches key the same
+        // positions by the winner (see `key_from`).
+        let shift = mix(0x9a0e_0000 | own as u64) ^ mix(0x9a0e_0000 | winner as u64);
+        let seen: Vec<u64> = seen.iter().map(|k| k ^ shift).collect();
+        self.prover = winner;
+        let found = self.pick_by_search_as(cur, winner, &seen);
+        self.prover = own;
+        found
+    }
+
+    /// `pick_by_search` as the current prover.
+    fn pick_by_search_as(
         &mut self,
         cur: &Position<B>,
         winner: usize,
@@ -1132,6 +1173,69 @@ mod tests {
         });
         // Trying the child's mover first searches anew (that side's keys are empty).
         assert!(searched_again > 0);
+    }
+
+    #[test]
+    fn the_check_does_not_trust_the_losers_searches_once_a_repetition_touched_them() {
+        // Under `empty` b's win at the start is proven by a's search ("a does not win"), sound
+        // while no repetition touched a's searches. Once one has, a's entries for b's wins may
+        // rest on it: the check must not take b's moves from them. Forged here: after each
+        // first move of a, every reply of b that loses is stored as b's proven win under a's
+        // keys, with the least work (the move the check would take). The check, reading a's
+        // entries, walked into a lost position and rejected a right proof; it now reads b's
+        // own searches and searches again as b.
+        let cfg = Config::new(3, 4, 2, Rules::COLORWARS, 0).unwrap();
+        let geo = Geometry::<u64>::new(3, 4);
+        let sym = Symmetries::new(3, 4);
+        let control = Control::new();
+        let pos = Position::<u64>::start(&cfg);
+        let table = ProofTable::new(1 << 24).unwrap();
+        let mut run = Prover::new(&geo, &cfg, &sym, &table, &control, None);
+        assert_eq!(run.resolve(&pos), Some(1));
+        assert_eq!(
+            run.prover, 0,
+            "b's win proven by a's search: pick another board"
+        );
+        assert!(!table.tainted(0));
+        let solo = ProofTable::new(1 << 22).unwrap();
+        let mut forged = 0;
+        legal_mask(&geo, cfg.rules, &pos).for_each(|m| {
+            let after = run.child(&pos, m);
+            legal_mask(&geo, cfg.rules, &after).for_each(|r| {
+                let reply = run.child(&after, r);
+                if reply.winner().is_some() {
+                    return;
+                }
+                let mut judge = Prover::new(&geo, &cfg, &sym, &solo, &control, None);
+                if judge.prove(&reply).winner == Some(0) {
+                    // b loses after this reply: stored as "a, to move, loses".
+                    table.put(Slot {
+                        key: run.key(&reply),
+                        pn: INF,
+                        dn: 0,
+                        work: 1,
+                        sound: 0,
+                    });
+                    forged += 1;
+                }
+            });
+        });
+        assert!(forged > 0);
+        table.taint(0);
+        // The forgery bites: a's entries now give b a losing move somewhere.
+        let mut bitten = false;
+        legal_mask(&geo, cfg.rules, &pos).for_each(|m| {
+            let after = run.child(&pos, m);
+            if let Some((_, reply)) = run.pick(&after, 1, &[run.key(&after)]) {
+                let mut judge = Prover::new(&geo, &cfg, &sym, &solo, &control, None);
+                bitten |= judge.prove(&reply).winner == Some(0);
+            }
+        });
+        assert!(bitten);
+        assert!(run.verify(&pos, 1).is_some(), "a right proof rejected");
+        assert_eq!(run.prover, 0, "the check left the prover as it found it");
+        let line = run.line(&pos, 1);
+        replays_to(&cfg, &pos, &line, 1);
     }
 
     #[test]
