@@ -219,7 +219,7 @@ def test_solve_refuses_options_its_method_does_not_take(
         (["--verify"], "; proof checked: "),  # proof-number search, each proof walked
         (["--method", " Length "], "player b wins in exactly 10 plies"),
         # The length's proof and refutation, each walked to the end of every line.
-        (["--start", "10", "--verify"], "in exactly 10 plies (a win within 10 proven"),
+        (["--start", "10", "--verify"], "; checked: proof "),
         (["--method", "length", "--verify"], "; checked: proof "),
     ],
 )

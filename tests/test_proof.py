@@ -142,9 +142,10 @@ def test_the_check_of_a_proof_reports_the_positions_it_walks() -> None:
 
 def test_the_native_search_calls_progress_with_one_argument_or_with_verify_two() -> None:
     """``_core.prove``'s progress contract: ``progress(positions)`` without ``verify``, and
-    ``progress(positions, walked)`` at every call with it (``walked`` 0 until the check
-    starts). It used to switch from one argument to two once the walk had passed 1,024
-    positions, so a callback written for the first calls failed later in the run."""
+    ``progress(positions, walked)`` at every call with it (``walked`` counted by 1,024, so 0
+    until the check has walked its first 1,024 positions). It used to switch from one
+    argument to two once the walk had passed 1,024 positions, so a callback written for the
+    first calls failed later in the run."""
     from colorwars import _core
 
     game = colorwars.Game(4, 5)._native

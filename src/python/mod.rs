@@ -128,7 +128,8 @@ where
 /// `watched` with an optional `stop` as in `watched_stoppable` (asked every 20 ms at most,
 /// after `progress`): the one loop both are made of. With `walks` (a search whose proof is
 /// checked), `progress` is called with two arguments every time, `progress(done, walked)`:
-/// the positions searched and those the check has walked so far (0 until it starts).
+/// the positions searched and the check's visits so far, each counted by 1,024 (`walked` is
+/// 0 until the check has walked its first 1,024).
 fn watched_until<T, W>(
     py: Python<'_>,
     progress: Option<&Py<PyAny>>,

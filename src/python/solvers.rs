@@ -158,8 +158,9 @@ pub(super) type ProveResult = (Option<usize>, Vec<usize>, u64, f64, Option<u64>,
 /// the mover) is the player whose win is tried first: a position whose parent's search has
 /// settled it is then read from that search's proofs (they are kept apart by player where
 /// positions can repeat). `progress(positions)` is called every `interval` seconds; with
-/// `verify`, `progress(positions, walked)` every time, `walked` the check's visits so far (0
-/// until the proof is found), so a callback given with `verify` takes two arguments.
+/// `verify`, `progress(positions, walked)` every time, `walked` the check's visits so far
+/// (counted by 1,024: 0 until the check has walked its first 1,024), so a callback given
+/// with `verify` takes two arguments.
 #[pyfunction]
 #[pyo3(signature = (game, table, seconds=None, progress=None, interval=0.5, verify=false, threads=1, positions=None, stop=None, first=None))]
 #[allow(clippy::too_many_arguments)]

@@ -533,11 +533,16 @@ impl<'a, B: Bits> Prover<'a, B> {
         let mut cur = *pos;
         let mut seen = vec![self.key(&cur)];
         while cur.winner().is_none() && line.len() < MAX_PLY && !self.stopped {
-            // The table's proofs, unless they are the loser's and may rest on a repetition.
-            let read = if self.sound_for(self.prover, winner) {
+            // The table's proofs: the winner's own where the loser's may rest on a repetition.
+            let own = self.prover;
+            let read = if self.sound_for(own, winner) {
                 self.pick(&cur, winner, &seen)
             } else {
-                None
+                let seen = self.rekey(&seen, own, winner);
+                self.prover = winner;
+                let found = self.pick(&cur, winner, &seen);
+                self.prover = own;
+                found
             };
             let next = match read {
                 Some(found) => Some(found),
@@ -555,7 +560,8 @@ impl<'a, B: Bits> Prover<'a, B> {
 
     /// A move after which the player to move is proven to win (the one whose proof took the
     /// fewest positions), searching again if the table has lost it; None if there is none.
-    /// Right after `prove`, the proofs it used are read; otherwise those of the mover's own
+    /// Right after `prove`, the proofs it used are read (the mover's own, if those were the
+    /// loser's and a repetition has touched them since); otherwise those of the mover's own
     /// search (`prove_for`).
     pub fn winning_move(&mut self, pos: &Position<B>) -> Option<usize> {
         let key = self.key(pos);
@@ -671,14 +677,22 @@ impl<'a, B: Bits> Prover<'a, B> {
                 return found;
             }
         }
-        // The keys of `seen` are the loser's searches': the winner's searches key the same
-        // positions by the winner (see `key_from`).
-        let shift = mix(0x9a0e_0000 | own as u64) ^ mix(0x9a0e_0000 | winner as u64);
-        let seen: Vec<u64> = seen.iter().map(|k| k ^ shift).collect();
+        let seen = self.rekey(seen, own, winner);
         self.prover = winner;
         let found = self.pick_by_search_as(cur, winner, &seen);
         self.prover = own;
         found
+    }
+
+    /// `keys` of `from`'s searches as `to`'s searches key the same positions (under `empty`
+    /// each prover's keys are xor-ed with its own tag, see `key_from`).
+    fn rekey(&self, keys: &[u64], from: usize, to: usize) -> Vec<u64> {
+        let shift = if self.cycles {
+            mix(0x9a0e_0000 | from as u64) ^ mix(0x9a0e_0000 | to as u64)
+        } else {
+            0
+        };
+        keys.iter().map(|k| k ^ shift).collect()
     }
 
     /// `pick_by_search` as the current prover.
@@ -1236,6 +1250,7 @@ mod tests {
         assert_eq!(run.prover, 0, "the check left the prover as it found it");
         let line = run.line(&pos, 1);
         replays_to(&cfg, &pos, &line, 1);
+        assert_eq!(run.prover, 0, "the line left the prover as it found it");
     }
 
     #[test]
