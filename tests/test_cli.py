@@ -252,6 +252,18 @@ def test_solve_off_a_terminal_logs_its_progress_on_stderr(
     assert capsys.readouterr().err == ""
 
 
+def test_a_length_check_logs_the_positions_it_walks(capsys: pytest.CaptureFixture[str]) -> None:
+    # The check of a length walks its proof and refutation; its log said the search's count,
+    # which stood still meanwhile (4x4 classic's check was stopped after 20 minutes of it).
+    args = ["solve", "4x4", "--rules", "colorwars", "--method", "length", "--verify"]
+    assert main([*args, "--log-every", "1e-9"]) == 0
+    out, err = capsys.readouterr()
+    walks = re.findall(r"exact length, checking the proof and refutation: ([\d,]+) positions", err)
+    assert walks, err
+    assert int(walks[-1].replace(",", "")) > 10_000
+    assert "checked: proof " in out
+
+
 def test_a_cached_solve_keeps_to_its_max_depth(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -82,6 +82,37 @@ def test_verify_walks_both_sides() -> None:
     assert colorwars.exact_length(3, 3, "classic").checked is None
 
 
+def test_the_checks_walk_is_reported_apart_from_the_positions_searched() -> None:
+    """With ``verify``, the walk of the proof and refutation (tens of thousands of visits
+    on 4x4 colorwars) goes to ``check_progress``, counted by 1,024, and not into the
+    positions searched, which grow only by what the check's own searches expand (they
+    grew by every visit before). ``progress`` is not called once the check has begun."""
+    calls: list[tuple[str, int]] = []
+    n = colorwars.exact_length(
+        4,
+        4,
+        "colorwars",
+        verify=True,
+        progress=lambda p: calls.append(("search", p)),
+        check_progress=lambda w: calls.append(("walk", w)),
+    )
+    plain = colorwars.exact_length(4, 4, "colorwars")
+    assert (n.winner, n.plies) == (plain.winner, plain.plies) == (1, 20)
+    walks = [i for i, (kind, _) in enumerate(calls) if kind == "walk"]
+    assert walks, calls
+    assert all(kind == "walk" for kind, _ in calls[walks[0] :])
+    walked = [w for _, w in calls[walks[0] :]]
+    assert walked == sorted(walked)
+    assert all(w % 1024 == 0 for w in walked)
+    assert walked[-1] > 10_000
+    assert n.positions - plain.positions < walked[-1] // 4
+    # Without ``check_progress``, ``progress(positions)`` goes on being called as before.
+    seen: list[int] = []
+    colorwars.exact_length(3, 3, "classic", verify=True, progress=seen.append)
+    assert seen
+    assert colorwars.exact_length(3, 3, "classic", check_progress=print).checked is None
+
+
 def test_a_finished_game_has_length_zero() -> None:
     game = colorwars.Game(2, 2)
     for cell in colorwars.solve(game).line:
@@ -127,6 +158,8 @@ def test_bad_arguments_are_value_errors() -> None:
         colorwars.exact_length(3, 3, verify="yes")  # type: ignore[arg-type]
     with pytest.raises(ConfigError):
         colorwars.exact_length(3, 3, progress=5)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="check_progress"):
+        colorwars.exact_length(3, 3, check_progress=5)  # type: ignore[arg-type]
     for start in (0, -2, 10_001, 2.5, True, "20"):
         with pytest.raises(ConfigError, match="start"):
             colorwars.exact_length(3, 3, start=start)  # type: ignore[arg-type]

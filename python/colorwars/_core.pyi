@@ -285,7 +285,7 @@ def exact_length(
     max_plies: int = ...,
     start: int | None = None,
     verify: bool = False,
-    progress: Callable[[int], object] | None = None,
+    progress: Callable[..., object] | None = None,
     interval: float = 0.5,
     checkpoint: str | os.PathLike[str] | None = None,
     save_every: float = 1800.0,

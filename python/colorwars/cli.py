@@ -492,6 +492,13 @@ def _length(args: argparse.Namespace, console: Console) -> int:
                 secs = time.perf_counter() - start
                 report(f"exact length: {positions:,} positions, {secs:,.0f} s")
 
+            def walking(walked: int) -> None:
+                secs = time.perf_counter() - start
+                report(
+                    f"exact length, checking the proof and refutation: {walked:,} positions, "
+                    f"{secs:,.0f} s"
+                )
+
         found = exact_length(
             width,
             height,
@@ -499,6 +506,7 @@ def _length(args: argparse.Namespace, console: Console) -> int:
             time=args.time,
             memory=args.memory,
             progress=progress,
+            check_progress=None if progress is None else walking,
             start=args.start,
             checkpoint=args.checkpoint,
             save_every=1800.0 if args.save_every is None else args.save_every or 1e9,

@@ -94,6 +94,7 @@ def exact_length(
     memory: int | str | None = None,
     verify: bool = False,
     progress: Callable[[int], object] | None = None,
+    check_progress: Callable[[int], object] | None = None,
     start: int | None = None,
     checkpoint: str | os.PathLike[str] | None = None,
     save_every: float = 1800.0,
@@ -106,7 +107,10 @@ def exact_length(
     with the bounds it established, never a guess. ``memory`` is the table's bytes (an int
     or a size such as ``"2G"``; when full it replaces estimates, never aborts). ``verify``
     also walks the proof and the refutation on real positions. ``progress(positions)`` is
-    called about twice a second. Ctrl-C stops the search.
+    called about twice a second with the positions searched so far; with ``verify``, once
+    the check has walked its first 1,024 positions, ``check_progress(walked)`` is called
+    instead (where given) with the positions it has visited so far, counted by 1,024.
+    Ctrl-C stops the search.
 
     ``start`` is the first bound tried (None: twice the cells). With a length bracketed by
     earlier runs, start at the least bound proven a win (their ``at_most``): it is proven
@@ -133,6 +137,10 @@ def exact_length(
     verify = check.flag(verify, "verify")
     if progress is not None and not callable(progress):
         check.fail(ConfigError, "progress", progress, "expected a function(positions) or None")
+    if check_progress is not None and not callable(check_progress):
+        check.fail(
+            ConfigError, "check_progress", check_progress, "expected a function(walked) or None"
+        )
     if start is not None:
         start = check.whole(start, "start (plies)", 1, MAX_LENGTH_BOUND)
     path = None if checkpoint is None else _files.check_output(checkpoint, "checkpoint")
@@ -145,7 +153,7 @@ def exact_length(
             seconds,
             start=start,
             verify=verify,
-            progress=progress,
+            progress=_progress_of(progress, check_progress, verify),
             checkpoint=path,
             save_every=every,
             huge_pages=huge_pages_for(seconds),
@@ -167,3 +175,23 @@ def exact_length(
         at_most,
         checked,
     )
+
+
+def _progress_of(
+    progress: Callable[[int], object] | None,
+    check_progress: Callable[[int], object] | None,
+    verify: bool,
+) -> Callable[..., object] | None:
+    """The native search's callback. Without ``verify`` it is ``progress(positions)``; with
+    it the native search calls ``f(positions, walked)``: ``progress(positions)`` until the
+    check has begun, then ``check_progress(walked)`` where given (else ``progress`` still)."""
+    if not verify or (progress is None and check_progress is None):
+        return progress
+
+    def tick(done: int, walked: int = 0) -> None:
+        if walked and check_progress is not None:
+            check_progress(walked)
+        elif progress is not None:
+            progress(done)
+
+    return tick

@@ -68,7 +68,9 @@ pub(super) type LengthResult = (
 /// refuted. `winner` if known (else both players are tried); `memory` the table's bytes;
 /// `seconds` bounds the time (None: no bound), `max_plies` the bound, `start` the first bound
 /// tried (None: twice the cells; the answer does not depend on it). With `verify`, both
-/// sides are walked on real positions. A table or thread that cannot be had is `MemoryError`.
+/// sides are walked on real positions. `progress(positions)` is called every `interval`
+/// seconds; with `verify`, `progress(positions, walked)` at every call, as `prove`'s (see
+/// `watched_until`). A table or thread that cannot be had is `MemoryError`.
 #[pyfunction]
 #[pyo3(signature = (game, memory, seconds=None, winner=None, max_plies=MAX_BOUND, start=None, verify=false, progress=None, interval=0.5, checkpoint=None, save_every=1800.0, huge_pages=None))]
 #[allow(clippy::too_many_arguments)]
@@ -98,7 +100,7 @@ pub(super) fn exact_length(
     let deadline = deadline_in(seconds);
     let board = format!("{}x{} {}", cfg.width, cfg.height, cfg.rules.name());
     let every = Duration::from_secs_f64(save_every.clamp(1.0, 1e9));
-    let (found, _) = watched(py, progress.as_ref(), interval, |control| {
+    let (found, _) = watched_until(py, progress.as_ref(), interval, None, verify, |control| {
         with_game!(&position, g => {
             let key = start_key(g.pos(), &cfg);
             let (mut table, resumed) =

@@ -461,6 +461,10 @@ pub struct LengthSearch<'a, B> {
     winner: usize,
     /// Positions expanded so far.
     pub positions: u64,
+    /// Positions the check's walks (`check_win`, `check_refutation`) have visited, apart
+    /// from the positions searched: the visits are reported to the control by 1,024
+    /// (`Control::add_walked`), the search's positions by 1,024 as `done`.
+    pub walked: u64,
     /// Positions the direct search near the bound (`wins_near`) went through.
     pub near_positions: u64,
     /// The prover's positions with at most this many plies left are searched directly
@@ -491,6 +495,7 @@ impl<'a, B: Bits> LengthSearch<'a, B> {
             deadline,
             winner: 0,
             positions: 0,
+            walked: 0,
             near_positions: 0,
             near: NEAR,
             stopped: false,
@@ -950,7 +955,12 @@ impl<'a, B: Bits> LengthSearch<'a, B> {
         win: bool,
         done: &mut std::collections::HashMap<u64, i64>,
     ) -> bool {
-        self.poll();
+        // A visit, not a position searched (the searches of `find_move` count as such).
+        self.walked += 1;
+        if self.walked & 1023 == 0 {
+            self.control.add_walked(1024);
+            self.check_stop();
+        }
         if self.stopped {
             return false;
         }
@@ -1432,6 +1442,36 @@ mod tests {
         for d in [1, 9, 31] {
             assert_eq!(s.wins_within(&pos, d), Some(false), "a within {d}");
         }
+    }
+
+    #[test]
+    fn the_check_counts_its_walk_apart_from_the_positions_searched() {
+        // 4x4 colorwars: b wins in exactly 20 plies. Walking the refutation visits tens of
+        // thousands of positions; they are the check's (`walked`, reported to the control by
+        // 1,024), not positions searched, which grow only by what the check's own searches
+        // expand (they used to grow by every visit).
+        let cfg = Config::new(4, 4, 2, Rules::COLORWARS, 0).unwrap();
+        let geo = Geometry::<u64>::new(4, 4);
+        let sym = Symmetries::new(4, 4);
+        let mut table = LengthTable::new(1 << 24).unwrap();
+        let control = Control::new();
+        let pos = Position::<u64>::start(&cfg);
+        let mut s = LengthSearch::new(&geo, &cfg, &sym, &mut table, &control, None);
+        s.prove_for(1);
+        assert_eq!(s.wins_within(&pos, 20), Some(true));
+        assert_eq!(s.wins_within(&pos, 19), Some(false));
+        let (searched, reported) = (s.positions, control.done());
+        let won = s.check_win(&pos, 20).unwrap();
+        let held = s.check_refutation(&pos, 19).unwrap();
+        let grew = s.positions - searched;
+        assert!(s.walked >= won + held && s.walked > 10_000);
+        assert!(
+            grew < s.walked / 4,
+            "searched {grew} more while walking {}",
+            s.walked
+        );
+        assert_eq!(control.walked(), s.walked / 1024 * 1024);
+        assert!(control.done() - reported <= grew + 1024);
     }
 
     #[test]
