@@ -18,8 +18,13 @@ pub enum Error {
     InvalidPlayer(String),
     /// Move input that does not name a cell of this board.
     InvalidMove(String),
-    /// A cell of the board on which the player to move may not place.
-    IllegalMove { cell: usize, reason: String },
+    /// A cell of the board on which the player to move may not place (`name`: the cell's
+    /// name, such as `b2`, as people type it).
+    IllegalMove {
+        cell: usize,
+        name: String,
+        reason: String,
+    },
     /// A move after the game has been decided.
     GameOver { winner: u8 },
     /// Notation that does not parse, or that describes an impossible position.
@@ -51,7 +56,9 @@ impl fmt::Display for Error {
             Error::InvalidRules(msg) => write!(f, "invalid rules: {msg}"),
             Error::InvalidPlayer(msg) => write!(f, "invalid player: {msg}"),
             Error::InvalidMove(msg) => write!(f, "invalid move: {msg}"),
-            Error::IllegalMove { cell, reason } => write!(f, "illegal move {cell}: {reason}"),
+            Error::IllegalMove { cell, name, reason } => {
+                write!(f, "illegal move {name} (cell {cell}): {reason}")
+            }
             Error::GameOver { winner } => write!(
                 f,
                 "illegal move: the game is over (player {} has won); no move is allowed",

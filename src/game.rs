@@ -113,7 +113,11 @@ impl<B: Bits> Game<B> {
             return Ok(cell);
         }
         let reason = illegal_reason(&self.cfg, &self.pos);
-        Err(Error::IllegalMove { cell, reason })
+        Err(Error::IllegalMove {
+            cell,
+            name: crate::notation::cell_name(cell, self.cfg.width),
+            reason,
+        })
     }
 
     /// Plays a move after checking it; on error the game is unchanged. Returns the wave count.

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +195,10 @@ def test_solve_command(
         (["--method", "alphabeta", "--checkpoint", "x.bin"], "--checkpoint is for --method pn"),
         (["--address", "127.0.0.1:1"], "--address needs --backend ray"),
         (["--method", "pn", "--save-every", "5"], "--save-every needs --checkpoint"),
+        # 0 is allowed (only at the end), which the range the API gave did not say.
+        (["--checkpoint", "c.proofs", "--save-every", "0.05"], "from 0.1 to 1e+09, or 0 (save"),
+        (["--method", "length", "--checkpoint", "c.t", "--save-every", "0.5"], "from 1 to 1e+09"),
+        (["--checkpoint", "c.proofs", "--save-every", "nan"], "invalid --save-every nan"),
         (["--threads", "-1"], "invalid threads -1"),  # pn's options imply pn, which checks it
         (["--log-every", "-1"], "invalid --log-every -1: expected seconds from 0"),
         (["--method", "pn", "--log-every", "nan"], "invalid --log-every nan"),
@@ -205,6 +211,32 @@ def test_solve_refuses_options_its_method_does_not_take(
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1
+
+
+def test_a_cache_setting_that_names_a_file_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It said "cannot read solver cache F/solutions.cache: Not a directory; delete it", and
+    # deleting the cache was no remedy: the setting named a file.
+    (tmp_path / "a-file").write_text("x")
+    monkeypatch.setenv("COLORWARS_CACHE_DIR", str(tmp_path / "a-file"))
+    assert main(["solve", "3x3"]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'a-file'} is a file, not a folder; point COLORWARS_CACHE_DIR at" in err
+    assert err.count("\n") == 1
+    assert (tmp_path / "a-file").read_text() == "x"
+    assert main(["solve", "3x3", "--no-cache"]) == 0
+
+
+@pytest.mark.parametrize("board", ["33x33", "2x40"])
+def test_solve_refuses_a_board_too_large_before_any_note(
+    board: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A board that is not allowed got alpha-beta's "may take hours" note first.
+    assert main(["solve", board]) == 1
+    err = capsys.readouterr().err
+    said = f"error: invalid board size {board}: width and height must each be a whole number"
+    assert err == said + " from 2 to 32\n"
 
 
 @pytest.mark.parametrize(
@@ -262,6 +294,27 @@ def test_a_length_check_logs_the_positions_it_walks(capsys: pytest.CaptureFixtur
     assert walks, err
     assert int(walks[-1].replace(",", "")) > 10_000
     assert "checked: proof " in out
+
+
+@pytest.mark.parametrize(("method", "kept"), [("pn", "the proofs"), ("length", "the table")])
+def test_ctrl_c_during_a_solve_with_a_checkpoint_says_where_it_is_kept(
+    method: str, kept: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A run stopped by --time said "(proofs kept in FILE)"; one stopped by Ctrl-C only
+    # "error: interrupted", though it saves first too.
+    path = tmp_path / f"{method}.checkpoint"
+    args = ["solve", "6x6", "--rules", "classic", "--method", method, "--memory", "64M"]
+    main_thread = threading.main_thread().ident
+    assert main_thread is not None
+    timer = threading.Timer(1.0, signal.pthread_kill, (main_thread, signal.SIGINT))
+    timer.start()
+    try:
+        code = main([*args, "--checkpoint", str(path), "--no-progress"])
+    finally:
+        timer.cancel()
+    assert code == 130
+    assert capsys.readouterr().err == f"error: interrupted: {kept} kept in {path}\n"
+    assert path.is_file()
 
 
 def test_a_cached_solve_keeps_to_its_max_depth(

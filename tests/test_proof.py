@@ -261,6 +261,13 @@ def test_checkpoint_resumes(tmp_path: Path) -> None:
     again = colorwars.prove(3, 4, rules="classic", checkpoint=path)
     assert (again.winner, again.moves) == (first.winner, first.moves)
     assert again.positions - first.positions < first.positions / 20
+    # Its positions and seconds count the earlier run's too, and it says which are its own
+    # (a resumed run of 1 s reported "5.2 s" with nothing to say it had run three times).
+    assert (first.earlier_positions, first.earlier_seconds) == (0, 0.0)
+    assert "earlier" not in str(first)
+    assert again.earlier_positions == first.positions
+    assert 0 < again.earlier_seconds <= first.seconds  # as saved, a moment before it ended
+    assert f"this run {again.positions - first.positions:,} positions, " in str(again)
     # The saved proofs alone (results dropped) make the search much shorter.
     header, proofs = unseal(path, path.read_bytes(), CHECKPOINT_KIND, CHECKPOINT_FORMAT, "c")
     header.update(moves={}, lines={}, positions=0, seconds=0.0)
@@ -539,6 +546,12 @@ def test_the_cli_proves_one_group_after_its_first_moves(
     assert main(["solve", "4x4", "--after", "z9"]) == 1
     err = capsys.readouterr().err
     assert "z9" in err
+    assert len(err.strip().splitlines()) == 1
+    # An illegal move among several: which one, named as typed, and why.
+    assert main(["solve", "4x4", "--after", "b2 a1 a1", "--no-progress"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: --after, move 3 of 3 (a1): illegal move a1 (cell 0): ")
+    assert "a cell of their own" in err
     assert len(err.strip().splitlines()) == 1
     assert main(["solve", "4x4", "--after", "b2", "--method", "length"]) == 1
     assert "--after is for --method pn, not length" in capsys.readouterr().err

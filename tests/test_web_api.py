@@ -475,7 +475,7 @@ BAD_ON_A_GAME = [
     ("moves", {"cell": {"x": 1}}, 400, "InvalidMoveError", "not a cell"),
     ("moves", {}, 400, "BadRequest", "needs a cell"),
     ("moves", {"cell": "a1", "colour": 1}, 400, "BadRequest", "unknown field"),
-    ("moves", {"cell": "c3"}, 409, "IllegalMoveError", "illegal move 12"),
+    ("moves", {"cell": "c3"}, 409, "IllegalMoveError", "illegal move c3 (cell 12)"),
     ("moves", {"cell": "e5", "ply": 0}, 409, "StalePly", "at ply 1, not 0"),
     ("moves", {"cell": "e5", "ply": "x"}, 400, "ConfigError", "ply"),
     ("undo", {"plies": 0}, 400, "ConfigError", "plies"),

@@ -223,7 +223,10 @@ def test_the_tools_around_the_board(browser: Any, server: str) -> None:
     illegal = next(c for c in range(25) if c not in legal_now)
     page.click(f'#board [data-cell="{illegal}"]')
     page.wait_for_function("() => document.getElementById('message').textContent.includes('only')")
-    assert str(illegal) not in page.inner_text("#message").split(":")[0]
+    said = page.inner_text("#message")
+    assert str(illegal) not in said.split(":")[0]
+    assert "illegal move" not in said  # the server's prefix is cut
+    assert "(cell" not in said
     page.click(f'#board [data-cell="{hinted}"]')
     page.wait_for_function(IDLE, arg=2)
     assert int(board(page, "ply")) in (3, 4)  # 3 when the hint won at once

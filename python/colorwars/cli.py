@@ -23,6 +23,7 @@ from colorwars._board_style import BURST, PLAYER_STYLES, board_text
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars._files import atomic_open, check_output
 from colorwars._validate import show
+from colorwars._validate import size as board_size
 from colorwars.errors import (
     ColorwarsError,
     ConfigError,
@@ -383,6 +384,13 @@ def _solve_method(args: argparse.Namespace) -> str:
         raise ConfigError("--address needs --backend ray")
     if args.save_every is not None and args.checkpoint is None:
         raise ConfigError("--save-every needs --checkpoint (the file it saves)")
+    if args.save_every is not None and args.save_every != 0:
+        least = 1.0 if method == "length" else 0.1  # what exact_length and prove take
+        if not least <= args.save_every <= 1e9:  # nan too
+            raise ConfigError(
+                f"invalid --save-every {args.save_every:g}: expected seconds from {least:g} "
+                "to 1e+09, or 0 (save only at the end)"
+            )
     if args.log_every is not None and not 0 <= args.log_every <= 1e9:
         raise ConfigError(
             f"invalid --log-every {args.log_every:g}: expected seconds from 0 to 1e+09 "
@@ -394,12 +402,12 @@ def _solve_method(args: argparse.Namespace) -> str:
 def cmd_solve(args: argparse.Namespace, console: Console) -> int:
     from colorwars import solver
 
-    width, height = args.size
+    width, height = board_size(*args.size)  # a board that is not allowed: no note first
     method = _solve_method(args)
     if method == "length":
-        return _length(args, console)
+        return _keeping(args, "the table", lambda: _length(args, console))
     if method == "pn":
-        return _prove(args, console)
+        return _keeping(args, "the proofs", lambda: _prove(args, console))
     if args.method is None and width * height >= ALPHABETA_SLOW_CELLS:
         note(
             f"{width}x{height}: alpha-beta finds the length too and may take hours on a board "
@@ -426,6 +434,17 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
+def _keeping(args: argparse.Namespace, what: str, run: Callable[[], int]) -> int:
+    """Runs a search with ``--checkpoint``: stopped by Ctrl-C, it says where what it found is
+    kept (the search saves it before it stops), as a finished run does."""
+    try:
+        return run()
+    except KeyboardInterrupt as e:
+        if args.checkpoint is None or str(e) or not Path(args.checkpoint).is_file():
+            raise
+        raise type(e)(f"{what} kept in {args.checkpoint}") from None
+
+
 def _prove(args: argparse.Namespace, console: Console) -> int:
     """``colorwars solve`` by proof-number search: progress on the terminal, the proven
     winner after each group of symmetric first moves, a checkpoint kept if asked."""
@@ -450,8 +469,11 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
             from colorwars.game import Game
 
             game = Game(width, height, rules=args.rules)
-            for move in moves:
-                game.play(move)
+            for i, move in enumerate(moves, 1):
+                try:
+                    game.play(move)
+                except ColorwarsError as e:  # which of the moves, as well as why
+                    raise type(e)(f"--after, move {i} of {len(moves)} ({move}): {e}") from None
             where = (game,)
         proof = prove(
             *where,
@@ -1043,11 +1065,12 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--threads", type=int, default=0, help="0 for all cores (0)")
     _backend_flags(common, "play here on all cores, or each match as a Ray task (the same games)")
     players_help = (
-        "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], or with settings: "
-        "mcts:time=0.1:c=0.5, alphabeta:time=0.5; or engine:COMMAND, another program that "
-        "speaks the engine protocol"
+        "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], learned[:DEPTH] (alpha-beta "
+        "with the learned evaluation), the network players zero[:SIMULATIONS] and "
+        "zeroab[:DEPTH], perfect (proof search first), or with settings: mcts:time=0.1:c=0.5, "
+        "alphabeta:time=0.5, zero:time=0.1, perfect:time=0.1; or engine:COMMAND, another "
+        "program that speaks the engine protocol"
     )
-    learned_help = players_help + "; the learned players zero[:SIMULATIONS] and zeroab[:DEPTH]"
     tour = sub.add_parser(
         "tournament",
         parents=[common],
@@ -1073,7 +1096,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="every pair of players at a fixed time a move: Bradley-Terry Elo, 95%% intervals",
         description="Every pair plays --games games, half with each player moving first, from "
         "shared random openings; --time seconds a move for every player whose name sets no "
-        "budget. Players: " + learned_help + ".",
+        "budget. Players: " + players_help + ".",
     )
     lad.add_argument("players", nargs="+", metavar="PLAYER", help="two or more players")
     lad.add_argument("--time", type=float, default=None, help="seconds a move (each player's own)")
@@ -1205,10 +1228,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--seats",
         metavar="LIST",
-        help="each seat's player from seat a, comma-separated: human, ai, random, greedy, "
-        "mcts[:SIMULATIONS] or alphabeta[:DEPTH] (two players only), or with settings "
-        "(mcts:time=1, alphabeta:time=0.5); or one for every seat, "
-        "e.g. human for a hot-seat game. Default: you (--you) against --opponent",
+        help="each seat's player from seat a, comma-separated: human, ai, or any player "
+        "--opponent takes (alpha-beta, learned, zero, zeroab and perfect: two players only); "
+        "or one for every seat, e.g. human for a hot-seat game. Default: you (--you) against "
+        "--opponent",
     )
     play.add_argument(
         "--opponent",

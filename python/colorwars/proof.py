@@ -115,6 +115,10 @@ class Proof:
     #: Ray tasks have their own).
     filled: int = 0
     capacity: int = 0
+    #: What the earlier runs of its checkpoint took (``positions`` and ``seconds`` count
+    #: them too, so that a proof of several sessions reports its whole cost); 0 without one.
+    earlier_positions: int = 0
+    earlier_seconds: float = 0.0
 
     def name(self, cell: int) -> str:
         return f"{column_name(cell % self.width)}{cell // self.width + 1}"
@@ -126,7 +130,14 @@ class Proof:
         else:
             result = f"player {PLAYER_LETTERS[self.winner]} wins"
         threads = f", {self.threads} threads" if self.threads > 1 else ""
-        text = f"{head}: {result} ({self.positions:,} positions, {self.seconds:.1f} s{threads})"
+        text = f"{head}: {result} ({self.positions:,} positions, {self.seconds:.1f} s{threads}"
+        if self.earlier_positions or self.earlier_seconds:  # resumed: say what is whose
+            this_run = self.positions - self.earlier_positions
+            text += (
+                f", with the checkpoint's earlier runs; this run {this_run:,} positions, "
+                f"{self.seconds - self.earlier_seconds:.1f} s"
+            )
+        text += ")"
         if self.checked is not None:
             text += f"; proof checked: {self.checked:,} positions"
         if self.moves:
@@ -615,6 +626,8 @@ def _prove(
         threads=threads,
         filled=table.filled,
         capacity=table.capacity,
+        earlier_positions=claims.positions,
+        earlier_seconds=claims.seconds,
     )
 
 

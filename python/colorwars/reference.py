@@ -157,7 +157,9 @@ class Game:
                 "no move is allowed"
             )
         if cell not in self.legal_moves():
-            raise IllegalMoveError(f"illegal move {cell}: {self._why_illegal()}")
+            raise IllegalMoveError(
+                f"illegal move {self.cell_name(cell)} (cell {cell}): {self._why_illegal()}"
+            )
         before = s.copy()
         try:
             waves = self._apply(cell)

@@ -82,6 +82,17 @@ def _load(path: Path) -> dict[str, object]:
     """The cache's entries, checked (format, version, checksum) before any is used: a damaged
     cache is a ``FileError`` naming it, never a result. No file: no entries."""
     hint = "; delete it to start a new cache, or solve with cache=False (--no-cache)"
+    for folder in (path.parent, *path.parent.parents):  # a setting that names a file
+        if folder.exists() and not folder.is_dir():
+            where = (
+                "COLORWARS_CACHE_DIR"
+                if os.environ.get("COLORWARS_CACHE_DIR")
+                else "the cache folder (XDG_CACHE_HOME or ~/.cache)"
+            )
+            raise FileError(
+                f"cannot use the solver cache {path}: {folder} is a file, not a folder; point "
+                f"{where} at a folder, or solve with cache=False (--no-cache)"
+            )
     try:
         sealed = read_sealed(path, CACHE_KIND, CACHE_FORMAT, "solver cache")
     except FileError as e:

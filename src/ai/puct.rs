@@ -697,6 +697,11 @@ impl<B: Bits> Puct<B> {
         if cell >= geo.cells || !legal_mask(&geo, cfg.rules, &pos).has(cell) {
             return Err(Error::IllegalMove {
                 cell,
+                name: if cell < geo.cells {
+                    crate::notation::cell_name(cell, cfg.width)
+                } else {
+                    format!("{cell}")
+                },
                 reason: format!("not a legal move at tree {i}'s root"),
             }
             .into());

@@ -314,6 +314,7 @@ impl NativeVecEnv {
                 return Err(if (0..cells).contains(&a) {
                     Error::IllegalMove {
                         cell: a as usize,
+                        name: crate::notation::cell_name(a as usize, env.cfg().width),
                         reason: format!(
                             "environment {i}: {}; no environment was changed",
                             env.illegal_reason(i)

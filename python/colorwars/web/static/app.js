@@ -575,7 +575,7 @@
       // The server says why (the rules' reason); nothing is played.
       try {
         const why = await api("GET", `/api/games/${g.id}/check-move?cell=${i}`);
-        if (!why.legal) say(`${cellName(g, i)}: ${why.reason.replace(/^illegal move \d+: /, "")}.`);
+        if (!why.legal) say(`${cellName(g, i)}: ${why.reason.replace(/^illegal move \S+ \(cell \d+\): /, "")}.`);
       } catch (e) {
         say(e.message);
       }
