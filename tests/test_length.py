@@ -222,6 +222,13 @@ def test_a_checkpointed_search_resumes_where_it_stopped(tmp_path: Path) -> None:
     )
     assert ended.positions >= stopped.positions
     assert ended.seconds >= stopped.seconds
+    # ... and says which are this run's: the totals include the earlier run's.
+    assert (stopped.earlier_positions, stopped.earlier_seconds) == (0, 0.0)
+    assert "earlier" not in str(stopped)
+    assert ended.earlier_positions == stopped.positions
+    assert ended.earlier_seconds == pytest.approx(stopped.seconds)
+    this_run = ended.positions - stopped.positions
+    assert f"with the checkpoint's earlier runs; this run {this_run:,} positions" in str(ended)
     # Done, the checkpoint answers at once, with no new positions.
     again = colorwars.exact_length(3, 4, "classic", memory="64M", checkpoint=path)
     assert (again.plies, again.positions) == (ended.plies, ended.positions)

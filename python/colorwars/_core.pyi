@@ -302,6 +302,7 @@ def exact_length(
     int | None,
     tuple[int, int] | None,
     bool,
+    tuple[int, float],
 ]: ...
 def alphabeta_net(
     game: NativeGame,

@@ -59,6 +59,10 @@ class Length:
     at_least: int
     at_most: int | None
     checked: tuple[int, int] | None = None
+    #: What the earlier runs of its checkpoint took (``positions`` and ``seconds`` count
+    #: them too, so that a search of several sessions reports its whole cost); 0 without one.
+    earlier_positions: int = 0
+    earlier_seconds: float = 0.0
 
     def line_names(self) -> list[str]:
         return [f"{column_name(c % self.width)}{c // self.width + 1}" for c in self.line]
@@ -66,6 +70,12 @@ class Length:
     def __str__(self) -> str:
         head = f"{self.width}x{self.height} {self.rules}"
         effort = f"{self.positions:,} positions, {self.seconds:.1f} s"
+        if self.earlier_positions or self.earlier_seconds:  # resumed: say what is whose
+            this_run = self.positions - self.earlier_positions
+            effort += (
+                f", with the checkpoint's earlier runs; this run {this_run:,} positions, "
+                f"{self.seconds - self.earlier_seconds:.1f} s"
+            )
         if self.plies is None or self.winner is None:
             said = []
             if self.at_least > 1:  # a game lasts a ply at least: nothing to say
@@ -146,18 +156,29 @@ def exact_length(
     path = None if checkpoint is None else _files.check_output(checkpoint, "checkpoint")
     every = check.number(save_every, "save_every", 1.0, 1e9)
     position = game.to_text()
-    (winner, plies, line, positions, secs, proven, refuted, at_least, at_most, checked, _) = (
-        _core.exact_length(
-            game,
-            nbytes,
-            seconds,
-            start=start,
-            verify=verify,
-            progress=_progress_of(progress, check_progress, verify),
-            checkpoint=path,
-            save_every=every,
-            huge_pages=huge_pages_for(seconds),
-        )
+    (
+        winner,
+        plies,
+        line,
+        positions,
+        secs,
+        proven,
+        refuted,
+        at_least,
+        at_most,
+        checked,
+        _,
+        earlier,
+    ) = _core.exact_length(
+        game,
+        nbytes,
+        seconds,
+        start=start,
+        verify=verify,
+        progress=_progress_of(progress, check_progress, verify),
+        checkpoint=path,
+        save_every=every,
+        huge_pages=huge_pages_for(seconds),
     )
     return Length(
         game.width,
@@ -174,6 +195,8 @@ def exact_length(
         at_least,
         at_most,
         checked,
+        earlier_positions=earlier[0],
+        earlier_seconds=earlier[1],
     )
 
 

@@ -48,7 +48,8 @@ fn starting_table(
 /// What `exact_length` returns: (winner or None, plies or None, line, positions, seconds,
 /// a win within plies proven, a win within plies - 1 refuted, the least length not yet
 /// refuted (`at_least`), the least bound proven a win (`at_most`, None if none), with
-/// `verify` the positions of the walked proof and refutation, and whether it stopped).
+/// `verify` the positions of the walked proof and refutation, whether it stopped, and what the
+/// earlier runs of its checkpoint took: positions and seconds, which the totals include).
 pub(super) type LengthResult = (
     Option<usize>,
     Option<u32>,
@@ -61,6 +62,7 @@ pub(super) type LengthResult = (
     Option<u32>,
     Option<(u64, u64)>,
     bool,
+    (u64, f64),
 );
 
 /// The exact length of a two-player game from its position (GIL released, Ctrl-C stops it):
@@ -107,6 +109,7 @@ pub(super) fn exact_length(
                 starting_table(checkpoint.as_ref(), memory, huge_pages, &board, key)?;
             let (mut positions, near, mut seconds) = resumed
                 .map_or((0, 0, 0.0), |i| (i.positions, i.near_positions, i.seconds));
+            let earlier = (positions, seconds);
             loop {
                 // With a checkpoint, the search runs in parts of `every`, the table saved
                 // after each (and when Ctrl-C or the time ends it); a part resumes from what
@@ -141,12 +144,12 @@ pub(super) fn exact_length(
                 }
                 let over = deadline.is_some_and(|d| std::time::Instant::now() >= d);
                 if !o.stopped || checkpoint.is_none() || over || control.cancelled() {
-                    break Ok::<_, PyErr>((LengthOutcome { positions, ..o }, seconds));
+                    break Ok::<_, PyErr>((LengthOutcome { positions, ..o }, seconds, earlier));
                 }
             }
         })
     })?;
-    let (o, secs) = found?; // the run's seconds so far, across its checkpointed sessions
+    let (o, secs, earlier) = found?; // the run's seconds so far, across its sessions
     let (plies, line, proven, refuted, checked) = match o.length {
         Some(l) => (Some(l.plies), l.line, l.proven, l.refuted, l.checked),
         None => (None, Vec::new(), false, false, None),
@@ -163,5 +166,6 @@ pub(super) fn exact_length(
         o.at_most,
         checked,
         o.stopped,
+        earlier,
     ))
 }
