@@ -306,7 +306,7 @@ def test_ctrl_c_during_a_solve_with_a_checkpoint_says_where_it_is_kept(
     args = ["solve", "6x6", "--rules", "classic", "--method", method, "--memory", "64M"]
     main_thread = threading.main_thread().ident
     assert main_thread is not None
-    timer = threading.Timer(1.0, signal.pthread_kill, (main_thread, signal.SIGINT))
+    timer = threading.Timer(2.0, signal.pthread_kill, (main_thread, signal.SIGINT))
     timer.start()
     try:
         code = main([*args, "--checkpoint", str(path), "--no-progress"])

@@ -234,6 +234,22 @@ def test_a_checkpointed_search_resumes_where_it_stopped(tmp_path: Path) -> None:
     assert (again.plies, again.positions) == (ended.plies, ended.positions)
 
 
+@pytest.mark.slow
+def test_a_checkpointed_check_longer_than_a_part_ends(tmp_path: Path) -> None:
+    # With a checkpoint the search runs in parts of save_every seconds; a check whose walks
+    # took longer than a part was stopped at the part's end and began again from nothing in
+    # the next, for ever. Once the length is bracketed, the rest runs in one part. 4x5
+    # colorwars: the refutation's walk visits millions of positions, seconds of work.
+    path = tmp_path / "4x5.table"
+    n = colorwars.exact_length(
+        4, 5, "colorwars", memory="512M", verify=True, checkpoint=path, save_every=1, time=300
+    )
+    assert (n.winner, n.plies, n.proven, n.refuted) == (1, 28, True, True)
+    assert n.checked is not None
+    assert n.checked[1] > 1_000_000
+    assert n.seconds < 120
+
+
 def test_a_damaged_or_foreign_checkpoint_is_a_file_error_naming_it(tmp_path: Path) -> None:
     path = tmp_path / "3x3.table"
     colorwars.exact_length(3, 3, memory="16M", checkpoint=path)

@@ -436,11 +436,18 @@ def cmd_solve(args: argparse.Namespace, console: Console) -> int:
 
 def _keeping(args: argparse.Namespace, what: str, run: Callable[[], int]) -> int:
     """Runs a search with ``--checkpoint``: stopped by Ctrl-C, it says where what it found is
-    kept (the search saves it before it stops), as a finished run does."""
+    kept (the search saves it before it stops), as a finished run does; only when this run
+    wrote the file (a save that failed leaves an older one, which it does not vouch for)."""
+    began = time.time()
     try:
         return run()
     except KeyboardInterrupt as e:
-        if args.checkpoint is None or str(e) or not Path(args.checkpoint).is_file():
+        path = None if args.checkpoint is None else Path(args.checkpoint)
+        try:
+            saved = path is not None and path.stat().st_mtime >= began - 1.0
+        except OSError:
+            saved = False
+        if str(e) or not saved:
             raise
         raise type(e)(f"{what} kept in {args.checkpoint}") from None
 

@@ -117,7 +117,8 @@ def exact_length(
     with the bounds it established, never a guess. ``memory`` is the table's bytes (an int
     or a size such as ``"2G"``; when full it replaces estimates, never aborts). ``verify``
     also walks the proof and the refutation on real positions. ``progress(positions)`` is
-    called about twice a second with the positions searched so far; with ``verify``, once
+    called about twice a second with the positions this run has searched so far (the result
+    counts a checkpoint's earlier runs too, ``earlier_positions``); with ``verify``, once
     the check has walked its first 1,024 positions, ``check_progress(walked)`` is called
     instead (where given) with the positions it has visited so far, counted by 1,024.
     Ctrl-C stops the search.

@@ -83,7 +83,8 @@ def _load(path: Path) -> dict[str, object]:
     cache is a ``FileError`` naming it, never a result. No file: no entries."""
     hint = "; delete it to start a new cache, or solve with cache=False (--no-cache)"
     for folder in (path.parent, *path.parent.parents):  # a setting that names a file
-        if folder.exists() and not folder.is_dir():
+        # os.path's checks say False where a folder cannot be searched (Path's raise).
+        if os.path.exists(folder) and not os.path.isdir(folder):
             where = (
                 "COLORWARS_CACHE_DIR"
                 if os.environ.get("COLORWARS_CACHE_DIR")

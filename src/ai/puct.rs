@@ -694,14 +694,17 @@ impl<B: Bits> Puct<B> {
             )));
         }
         let mut pos = tree.nodes[0].pos;
-        if cell >= geo.cells || !legal_mask(&geo, cfg.rules, &pos).has(cell) {
+        if cell >= geo.cells {
+            return Err(Error::InvalidMove(format!(
+                "cell {cell} is not on the board of tree {i}: cells are 0 to {}",
+                geo.cells - 1
+            ))
+            .into());
+        }
+        if !legal_mask(&geo, cfg.rules, &pos).has(cell) {
             return Err(Error::IllegalMove {
                 cell,
-                name: if cell < geo.cells {
-                    crate::notation::cell_name(cell, cfg.width)
-                } else {
-                    format!("{cell}")
-                },
+                name: crate::notation::cell_name(cell, cfg.width),
                 reason: format!("not a legal move at tree {i}'s root"),
             }
             .into());

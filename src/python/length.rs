@@ -110,11 +110,18 @@ pub(super) fn exact_length(
             let (mut positions, near, mut seconds) = resumed
                 .map_or((0, 0, 0.0), |i| (i.positions, i.near_positions, i.seconds));
             let earlier = (positions, seconds);
+            // Once the length is bracketed, what is left (the line and the check's walks)
+            // runs to its end in one part: a walk stopped by a part's end started again from
+            // its beginning in the next, so a check longer than `every` never ended.
+            let mut bracketed = false;
             loop {
                 // With a checkpoint, the search runs in parts of `every`, the table saved
                 // after each (and when Ctrl-C or the time ends it); a part resumes from what
                 // the table settled.
-                let part = checkpoint.as_ref().map(|_| std::time::Instant::now() + every);
+                let part = checkpoint
+                    .as_ref()
+                    .filter(|_| !bracketed)
+                    .map(|_| std::time::Instant::now() + every);
                 let until = match (deadline, part) {
                     (Some(d), Some(p)) => Some(d.min(p)),
                     (d, p) => d.or(p),
@@ -142,6 +149,7 @@ pub(super) fn exact_length(
                         ))
                     })?;
                 }
+                bracketed |= o.at_most.is_some_and(|m| m <= o.at_least.saturating_add(1));
                 let over = deadline.is_some_and(|d| std::time::Instant::now() >= d);
                 if !o.stopped || checkpoint.is_none() || over || control.cancelled() {
                     break Ok::<_, PyErr>((LengthOutcome { positions, ..o }, seconds, earlier));
