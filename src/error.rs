@@ -33,6 +33,17 @@ pub enum Error {
     OutOfMemory(String),
 }
 
+impl Error {
+    /// `IllegalMove` at `cell` of a board `width` cells wide, with the cell's name.
+    pub fn illegal_move(cell: usize, width: usize, reason: String) -> Self {
+        Error::IllegalMove {
+            cell,
+            name: crate::notation::cell_name(cell, width),
+            reason,
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

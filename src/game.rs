@@ -113,11 +113,7 @@ impl<B: Bits> Game<B> {
             return Ok(cell);
         }
         let reason = illegal_reason(&self.cfg, &self.pos);
-        Err(Error::IllegalMove {
-            cell,
-            name: crate::notation::cell_name(cell, self.cfg.width),
-            reason,
-        })
+        Err(Error::illegal_move(cell, self.cfg.width, reason))
     }
 
     /// Plays a move after checking it; on error the game is unchanged. Returns the wave count.

@@ -32,6 +32,7 @@ from colorwars.errors import (
     InvalidRecordError,
     missing_extra,
 )
+from colorwars.players import PLAYER_NAMES
 from colorwars.record import GameFactory, GameRecord
 
 __all__ = ["PLAYER_STYLES", "board_text", "build_parser", "main", "parse_seat"]
@@ -385,7 +386,9 @@ def _solve_method(args: argparse.Namespace) -> str:
     if args.save_every is not None and args.checkpoint is None:
         raise ConfigError("--save-every needs --checkpoint (the file it saves)")
     if args.save_every is not None and args.save_every != 0:
-        least = 1.0 if method == "length" else 0.1  # what exact_length and prove take
+        from colorwars import length, proof
+
+        least = length.SAVE_EVERY_LEAST if method == "length" else proof.SAVE_EVERY_LEAST
         if not least <= args.save_every <= 1e9:  # nan too
             raise ConfigError(
                 f"invalid --save-every {args.save_every:g}: expected seconds from {least:g} "
@@ -1071,12 +1074,10 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--seed", type=int, default=0, help="the run's seed (0)")
     common.add_argument("--threads", type=int, default=0, help="0 for all cores (0)")
     _backend_flags(common, "play here on all cores, or each match as a Ray task (the same games)")
+    # The parser's own list (it had drifted from a copy here): learned is alpha-beta with the
+    # learned evaluation, zero and zeroab the network's players, perfect proof search first.
     players_help = (
-        "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], learned[:DEPTH] (alpha-beta "
-        "with the learned evaluation), the network players zero[:SIMULATIONS] and "
-        "zeroab[:DEPTH], perfect (proof search first), or with settings: mcts:time=0.1:c=0.5, "
-        "alphabeta:time=0.5, zero:time=0.1, perfect:time=0.1; or engine:COMMAND, another "
-        "program that speaks the engine protocol"
+        PLAYER_NAMES + " (engine:COMMAND: another program that speaks the engine protocol)"
     )
     tour = sub.add_parser(
         "tournament",

@@ -23,11 +23,14 @@ from colorwars import _core, _files
 from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars.errors import ConfigError
-from colorwars.proof import _parse_memory, _start, default_memory, huge_pages_for
+from colorwars.proof import _parse_memory, _start, _this_run, default_memory, huge_pages_for
 from colorwars.rules import DEFAULT_RULES, Rules, RulesLike
 
 #: The deepest bound of the search, and of ``start`` (the core's limit, ``src/limits.rs``).
 MAX_LENGTH_BOUND = int(_core.LIMITS["max_length_bound"])
+
+#: The least ``save_every`` (seconds) a checkpointed length search takes.
+SAVE_EVERY_LEAST = 1.0
 
 __all__ = ["Length", "exact_length"]
 
@@ -70,12 +73,9 @@ class Length:
     def __str__(self) -> str:
         head = f"{self.width}x{self.height} {self.rules}"
         effort = f"{self.positions:,} positions, {self.seconds:.1f} s"
-        if self.earlier_positions or self.earlier_seconds:  # resumed: say what is whose
-            this_run = self.positions - self.earlier_positions
-            effort += (
-                f", with the checkpoint's earlier runs; this run {this_run:,} positions, "
-                f"{self.seconds - self.earlier_seconds:.1f} s"
-            )
+        effort += _this_run(
+            self.positions, self.seconds, self.earlier_positions, self.earlier_seconds
+        )
         if self.plies is None or self.winner is None:
             said = []
             if self.at_least > 1:  # a game lasts a ply at least: nothing to say
@@ -155,22 +155,11 @@ def exact_length(
     if start is not None:
         start = check.whole(start, "start (plies)", 1, MAX_LENGTH_BOUND)
     path = None if checkpoint is None else _files.check_output(checkpoint, "checkpoint")
-    every = check.number(save_every, "save_every", 1.0, 1e9)
+    every = check.number(save_every, "save_every", SAVE_EVERY_LEAST, 1e9)
     position = game.to_text()
-    (
-        winner,
-        plies,
-        line,
-        positions,
-        secs,
-        proven,
-        refuted,
-        at_least,
-        at_most,
-        checked,
-        _,
-        earlier,
-    ) = _core.exact_length(
+    # The core's result: the Length's fields from the winner to the check, in order, then
+    # whether it stopped (the plies say so) and what the checkpoint's earlier runs took.
+    found = _core.exact_length(
         game,
         nbytes,
         seconds,
@@ -186,18 +175,9 @@ def exact_length(
         game.height,
         Rules(game.opening, game.burst).name,
         position,
-        winner,
-        plies,
-        line,
-        positions,
-        secs,
-        proven,
-        refuted,
-        at_least,
-        at_most,
-        checked,
-        earlier_positions=earlier[0],
-        earlier_seconds=earlier[1],
+        *found[:10],
+        earlier_positions=found[11][0],
+        earlier_seconds=found[11][1],
     )
 
 

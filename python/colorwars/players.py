@@ -410,7 +410,8 @@ class AlphaBeta(_Base):
 EVALUATIONS = ("hand", "learned")
 
 
-_NAMES = (
+#: Every player name the parser takes, with settings; its errors and the CLI's help say it.
+PLAYER_NAMES = (
     "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], learned[:DEPTH], "
     "zero[:SIMULATIONS], zeroab[:DEPTH], perfect, engine:COMMAND, or settings after the name "
     "as mcts:time=1:c=0.5, alphabeta:time=0.5, learned:time=1, zero:time=0.1 or "
@@ -477,13 +478,13 @@ def parse_player(text: str) -> Player:
     name with its settings as ``key=value`` after colons:
     ``mcts:time=1``, ``mcts:simulations=5000:c=0.5``, ``alphabeta:time=0.5``."""
     if not isinstance(text, str):
-        check.fail(InvalidPlayerError, "player", text, f"expected a name ({_NAMES})")
+        check.fail(InvalidPlayerError, "player", text, f"expected a name ({PLAYER_NAMES})")
     if text.strip()[:7].lower() == "engine:" and len(text) <= 4096:
         from colorwars.engine import Engine
 
         return Engine(text.strip()[7:])
     if len(text) > 200:
-        check.fail(InvalidPlayerError, "player", text, f"allowed are {_NAMES}")
+        check.fail(InvalidPlayerError, "player", text, f"allowed are {PLAYER_NAMES}")
     kind, _, arg = text.strip().lower().partition(":")
     kind = "alphabeta" if kind == "ab" else kind
     if kind in ("random", "greedy") and not arg:
@@ -533,7 +534,7 @@ def parse_player(text: str) -> Player:
         if "=" in arg:
             settings = _settings(kind, arg, text)
             return MCTS(**settings) if kind == "mcts" else AlphaBeta(**settings)  # type: ignore[arg-type]
-    check.fail(InvalidPlayerError, "player", text, f"allowed are {_NAMES}")
+    check.fail(InvalidPlayerError, "player", text, f"allowed are {PLAYER_NAMES}")
 
 
 def as_player(item: object) -> Player:
@@ -549,7 +550,7 @@ def as_player(item: object) -> Player:
 
     if isinstance(item, Zero | ZeroAlphaBeta | Engine | Perfect | PUCT):
         return item
-    check.fail(InvalidPlayerError, "player", item, f"expected a name ({_NAMES}) or a player")
+    check.fail(InvalidPlayerError, "player", item, f"expected a name ({PLAYER_NAMES}) or a player")
 
 
 def seat_players(policies: object, seats: int) -> list[Player]:

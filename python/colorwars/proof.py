@@ -80,6 +80,8 @@ FIRST_SLICE = 5.0
 #: run's first search): a run killed outright (no Ctrl-C: a power cut, a session's end) loses at
 #: most this much.
 SAVE_EVERY = 600.0
+#: The least ``save_every`` (seconds) a checkpointed run takes.
+SAVE_EVERY_LEAST = 0.1
 
 
 @dataclass
@@ -130,14 +132,11 @@ class Proof:
         else:
             result = f"player {PLAYER_LETTERS[self.winner]} wins"
         threads = f", {self.threads} threads" if self.threads > 1 else ""
-        text = f"{head}: {result} ({self.positions:,} positions, {self.seconds:.1f} s{threads}"
-        if self.earlier_positions or self.earlier_seconds:  # resumed: say what is whose
-            this_run = self.positions - self.earlier_positions
-            text += (
-                f", with the checkpoint's earlier runs; this run {this_run:,} positions, "
-                f"{self.seconds - self.earlier_seconds:.1f} s"
-            )
-        text += ")"
+        effort = f"{self.positions:,} positions, {self.seconds:.1f} s{threads}"
+        effort += _this_run(
+            self.positions, self.seconds, self.earlier_positions, self.earlier_seconds
+        )
+        text = f"{head}: {result} ({effort})"
         if self.checked is not None:
             text += f"; proof checked: {self.checked:,} positions"
         if self.moves:
@@ -150,6 +149,19 @@ class Proof:
         if self.line:
             text += f"; line {' '.join(self.name(c) for c in self.line)}"
         return text
+
+
+def _this_run(
+    positions: int, seconds: float, earlier_positions: int, earlier_seconds: float
+) -> str:
+    """What a result resumed from a checkpoint adds to its totals (which count the earlier
+    runs too): this run's own positions and seconds; nothing for a run with no earlier one."""
+    if not (earlier_positions or earlier_seconds):
+        return ""
+    return (
+        f", with the checkpoint's earlier runs; this run {positions - earlier_positions:,} "
+        f"positions, {seconds - earlier_seconds:.1f} s"
+    )
 
 
 def _parse_memory(value: object) -> int:
@@ -348,7 +360,11 @@ def prove(
             ConfigError, "progress", progress, "expected a function(message, positions) or None"
         )
     backend = check.choice(backend, "backend", ("local", "ray"))
-    every = None if save_every is None else check.number(save_every, "save_every", 0.1, 1e9)
+    every = (
+        None
+        if save_every is None
+        else check.number(save_every, "save_every", SAVE_EVERY_LEAST, 1e9)
+    )
     n = 1 if threads is None else check.whole(threads, "threads", 0, MAX_THREADS)
     if n == 0:
         n = 1 if backend == "ray" else min(cores(), MAX_THREADS)

@@ -702,12 +702,8 @@ impl<B: Bits> Puct<B> {
             .into());
         }
         if !legal_mask(&geo, cfg.rules, &pos).has(cell) {
-            return Err(Error::IllegalMove {
-                cell,
-                name: crate::notation::cell_name(cell, cfg.width),
-                reason: format!("not a legal move at tree {i}'s root"),
-            }
-            .into());
+            let reason = format!("not a legal move at tree {i}'s root");
+            return Err(Error::illegal_move(cell, cfg.width, reason).into());
         }
         play_unchecked(&geo, cfg.rules, cfg.players, &mut pos, cell, &mut ());
         if let Some(w) = pos.winner() {

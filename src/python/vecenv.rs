@@ -312,14 +312,11 @@ impl NativeVecEnv {
                 // As for a single game: a number that is no cell is an invalid move, a cell
                 // the player may not play an illegal one.
                 return Err(if (0..cells).contains(&a) {
-                    Error::IllegalMove {
-                        cell: a as usize,
-                        name: crate::notation::cell_name(a as usize, env.cfg().width),
-                        reason: format!(
-                            "environment {i}: {}; no environment was changed",
-                            env.illegal_reason(i)
-                        ),
-                    }
+                    let reason = format!(
+                        "environment {i}: {}; no environment was changed",
+                        env.illegal_reason(i)
+                    );
+                    Error::illegal_move(a as usize, env.cfg().width, reason)
                 } else {
                     Error::InvalidMove(format!(
                         "environment {i}: action {a} is not a cell of the board (cells are 0 to \

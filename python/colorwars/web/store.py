@@ -40,9 +40,9 @@ from colorwars.errors import (
 )
 from colorwars.game import Game
 from colorwars.perfect import Perfect
-from colorwars.players import _NAMES as PLAYER_NAMES
 from colorwars.players import (
     MCTS,
+    PLAYER_NAMES,
     AlphaBeta,
     Greedy,
     Player,
