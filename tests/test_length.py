@@ -244,10 +244,10 @@ def test_a_checkpointed_check_longer_than_a_part_ends(tmp_path: Path) -> None:
     n = colorwars.exact_length(
         4, 5, "colorwars", memory="512M", verify=True, checkpoint=path, save_every=1, time=300
     )
+    # A check that began again at every part would run into time=300 and find no length.
     assert (n.winner, n.plies, n.proven, n.refuted) == (1, 28, True, True)
     assert n.checked is not None
     assert n.checked[1] > 1_000_000
-    assert n.seconds < 120
 
 
 def test_a_damaged_or_foreign_checkpoint_is_a_file_error_naming_it(tmp_path: Path) -> None:
