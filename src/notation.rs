@@ -121,12 +121,13 @@ fn bad<T>(msg: impl Into<String>) -> Result<T> {
 }
 
 fn parse_int(field: &str, what: &str, max: i64) -> Result<i64> {
+    let not_whole = || format!("{what} {field:?} is not a whole number from 0 to {max}");
     if field.is_empty() || field.len() > 9 || !field.bytes().all(|b| b.is_ascii_digit()) {
-        return bad(format!("{what} {field:?} is not a whole number"));
+        return bad(not_whole());
     }
     let n: i64 = field
         .parse()
-        .map_err(|_| Error::InvalidPosition(format!("{what} {field:?} is not a whole number")))?;
+        .map_err(|_| Error::InvalidPosition(not_whole()))?;
     if n > max {
         return bad(format!("{what} {n} is too large (at most {max})"));
     }

@@ -144,6 +144,16 @@ def test_bad_players(bad: str) -> None:
         ai.parse_player(bad)
 
 
+@pytest.mark.parametrize(
+    "name", ["mcts:solver=no", "mcts:solver=0", "mcts:reuse=1", "perfect:book=yes"]
+)
+def test_a_flag_in_a_name_takes_true_or_false(name: str) -> None:
+    # solver=no said "expected a number", solver=0 "expected True or False" (Python's words).
+    with pytest.raises(InvalidPlayerError, match=r": expected true or false$"):
+        ai.parse_player(name)
+    assert ai.parse_player("mcts:solver=False:reuse=TRUE").solver is False
+
+
 def test_bad_budgets() -> None:
     for make in (
         lambda: ai.MCTS(simulations=-1),
@@ -305,6 +315,11 @@ def test_bad_arguments_are_clear_errors() -> None:
         colorwars.solve(3, 3, max_depth=0, cache=False)
     with pytest.raises(InvalidPlayerError, match="two players"):
         ai.tournament([ai.Random()], 2)
+    # "expected an address text with backend='ray'" for an address that was a text.
+    with pytest.raises(colorwars.ConfigError, match="an address goes with backend='ray', not"):
+        ai.tournament([ai.Random(), ai.Greedy()], 2, address="127.0.0.1:1")
+    with pytest.raises(colorwars.ConfigError, match="the Ray cluster's address, a text"):
+        ai.tournament([ai.Random(), ai.Greedy()], 2, backend="ray", address=5)  # type: ignore[arg-type]
 
 
 def test_tournament_and_openings_report_progress() -> None:

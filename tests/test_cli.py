@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -59,6 +60,85 @@ def test_console_script_is_installed() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "final position" in done.stdout
+
+
+@pytest.mark.parametrize("command", [["simulate", "--games", "10"], ["tournament", "--games", "2"]])
+def test_a_closed_standard_output_is_one_error(command: list[str]) -> None:
+    # `colorwars simulate >&-` printed a traceback: Python gives None for a closed stream.
+    done = subprocess.run(
+        [sys.executable, "-m", "colorwars", *command], stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, timeout=300, check=False,
+        preexec_fn=lambda: os.close(1),
+    )  # fmt: skip
+    assert done.stderr == "error: standard output: it is closed\n"
+    assert done.returncode == 2
+
+
+@pytest.mark.parametrize("command", ["simulate", "openings"])
+def test_the_batch_commands_help_lists_the_players_they_take(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # openings' help listed zero, zeroab, perfect and engine:, which it refuses.
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    for name in ("random", "greedy", "mcts[:SIMULATIONS]", "alphabeta[:DEPTH]", "learned"):
+        assert name in help_text
+    for name in ("zero", "perfect", "engine:"):
+        assert name not in help_text
+    assert main([command, "--size", "3x3", "--games", "2", "--seats", "learned:1,mcts:8"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        # "invalid address 'x': expected an address text with backend='ray'", and for
+        # simulate --shards 0 the API's "shards and address go with backend='ray'".
+        (["tournament", "--games", "2", "--address", "x"], "--address needs --backend ray"),
+        (["openings", "--address", "x"], "--address needs --backend ray"),
+        (["ladder", "random", "greedy", "--address", "x"], "--address needs --backend ray"),
+        (["simulate", "--shards", "0"], "--shards needs --backend ray"),
+        (["simulate", "--shards", "2", "--address", "x"], "--address and --shards need --backe"),
+    ],
+)
+def test_ray_options_without_the_ray_backend_are_named(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {message}")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        # The total was called each match's ("12 matches of 6,597,069,766,656 games").
+        (["tournament"], "12 matches, 6,597,069,766,656 games in all, needs about"),
+        (["openings", "--size", "3x3"], "9 matches, 9,895,604,649,984 games in all, needs"),
+        # numpy's own "Unable to allocate 4.00 TiB for an array with shape ...".
+        (["ladder", "random", "greedy"], "1 pair, 1,099,511,627,776 games in all, needs about"),
+    ],
+)
+def test_too_many_games_for_memory_says_how_many_in_all(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*argv, "--games", str(2**40)]) == 1
+    assert capsys.readouterr().err.startswith(f"error: out of memory: {said}")
+
+
+def test_a_tournament_tells_entrants_of_one_name_apart_and_refuses_an_empty_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Two rows named random, and random,,greedy silently dropped the empty name.
+    assert main(["tournament", "--entrants", "random,greedy,random", "--games", "2",
+                 "--size", "3x3"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "random#0" in out
+    assert "random#2" in out
+    assert "greedy" in out
+    assert main(["tournament", "--entrants", "random,,greedy", "--games", "2"]) == 1
+    assert "an empty name" in capsys.readouterr().err
 
 
 def test_simulate_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
@@ -122,6 +202,8 @@ def test_simulate_options_and_output(tmp_path: Path, capsys: pytest.CaptureFixtu
         (["--seats", "smart"], "invalid player"),
         (["--size", "1x5"], "2 to 32"),
         (["--output", "x.txt"], ".csv or .json"),
+        # "invalid first player 2": the index, not the letter typed.
+        (["--first", "c"], "invalid --first c: a game of 2 players has the players a to b"),
     ],
 )
 def test_simulate_errors(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -136,6 +218,8 @@ def test_simulate_errors(args: list[str], message: str, capsys: pytest.CaptureFi
         ["simulate", "--games", "-5"],
         ["tournament", "--entrants", "random,greedy", "--games", "0"],
         ["openings", "--games", "0"],
+        # The API's range, "from 0 to 2**40", named a 0 the command refuses.
+        ["simulate", "--games", "99999999999999999999999"],
     ],
 )
 def test_no_games_is_a_usage_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,7 +227,17 @@ def test_no_games_is_a_usage_error(argv: list[str], capsys: pytest.CaptureFixtur
     with pytest.raises(SystemExit) as usage:
         main(argv)
     assert usage.value.code == 2
-    assert "games: at least 1" in capsys.readouterr().err
+    assert "games: expected from 1 to 2**40" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("games", ["-2", "0", "3", str(2**41)])
+def test_the_ladders_games_are_even_from_two(
+    games: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as usage:
+        main(["ladder", "random", "greedy", "--games", games])
+    assert usage.value.code == 2
+    assert f"{games} games: expected an even number from 2 to 2**40" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
@@ -482,3 +576,33 @@ def test_errors_name_the_options_as_typed(capsys: pytest.CaptureFixture[str]) ->
     # It said "invalid max_plies 0", the Python name.
     assert main(["simulate", "--games", "2", "--max-plies", "0"]) == 1
     assert capsys.readouterr().err.startswith("error: invalid --max-plies 0:")
+
+
+def test_the_docs_synopsis_names_every_option_of_every_command() -> None:
+    """docs/cli.md's synopsis had lost openings --seed and ladder --address."""
+    import argparse
+
+    from colorwars.cli import build_parser
+
+    text = (Path(__file__).parent.parent / "docs" / "cli.md").read_text()
+    synopsis = text.split("```sh\n", 1)[1].split("```", 1)[0]
+    blocks: dict[str, str] = {}
+    for line in synopsis.splitlines():
+        if line.startswith("colorwars "):
+            command = line.split()[1]
+        blocks[command] = blocks.get(command, "") + line
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(blocks) <= set(sub.choices)
+    missing = [
+        f"{name} {option}"
+        for name, parser in sub.choices.items()
+        if name in blocks
+        for action in parser._actions
+        if action.help != argparse.SUPPRESS
+        for option in action.option_strings[-1:]
+        if option != "--help"
+        and f"{option} " not in blocks[name] + " "
+        and f"{option}]" not in blocks[name]
+        and f"{option}=" not in blocks[name]
+    ]
+    assert not missing

@@ -202,6 +202,11 @@ def test_selecting_an_unknown_kind_or_rule_set(suite: conformance.Suite) -> None
     with pytest.raises(ConfigError, match="unknown rule set chess"):
         suite.select(rules=["chess"])
     assert {c.kind for c in suite.select(kinds=["order"], rules=["classic"])} == {"order"}
+    # One name given alone is that name: "order" was read as the kinds o, r, d and e.
+    assert suite.select(kinds="order", rules="classic") == suite.select(["classic"], ["order"])
+    report = conformance.check_native(suite, rules="classic", kinds="order")
+    assert report.ok
+    assert {r.kind for r in report.results} == {"order"}
 
 
 # -- regeneration -----------------------------------------------------------------------------
@@ -870,6 +875,9 @@ def test_python_m_conformance_reports_errors_in_one_line(
         (["--timeout", "5"], "--timeout is for --engine"),
         (["--perft-positions", "-3"], "--perft-positions must be 0 or more"),
         (["--timeout", "x"], "argument --timeout: invalid float value"),
+        # "no cases selected", exit 1 as for a failed case.
+        (["--rules", ""], "no names in '': expected a comma-separated list"),
+        (["--kind", " , "], "no names in ' , '"),
     ],
 )
 def test_usage_and_setup_errors_exit_2_in_one_line(

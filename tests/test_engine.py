@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shlex
 import shutil
@@ -16,12 +17,21 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import colorwars
 import pytest
 from colorwars import ai
-from colorwars.engine import MAX_LINE, MAX_POSITIONS, Client, Engine, EngineServer, serve
+from colorwars.engine import (
+    MAX_LINE,
+    MAX_POSITIONS,
+    Client,
+    Engine,
+    EngineServer,
+    _StopFlag,
+    serve,
+)
 from colorwars.errors import EngineError, FileError, InvalidPlayerError
 from colorwars.players import parse_player
 from stopping import search_stopped
@@ -122,6 +132,41 @@ def test_go_budgets_replace_the_players_own(player: str, go: str, name: str) -> 
     assert answers[3].startswith("bestmove ")
 
 
+@pytest.mark.parametrize(
+    ("player", "go", "says"),
+    [
+        ("alphabeta", "go simulations=100", "go simulations= does not apply to the player "
+         "alphabeta: it takes time= and depth="),
+        ("mcts:100", "go depth=3", "go depth= does not apply to the player mcts: it takes "
+         "time= and simulations="),
+        ("zero", "go depth=3", "go depth= does not apply to the player zero"),
+        ("zeroab", "go simulations=9", "go simulations= does not apply to the player zeroab"),
+        ("perfect", "go depth=2", "go depth= does not apply to the player perfect: it takes "
+         "time="),
+    ],
+)  # fmt: skip
+def test_a_go_key_the_player_does_not_take_is_named(player: str, go: str, says: str) -> None:
+    # It said "invalid player 'alphabeta:simulations=100'", a name the user never gave.
+    answers = talk("setoption seed=5", f"setoption player={player}", "newgame 4 4", go, "show")
+    assert answers[3].startswith(f"error {says}")
+    assert answers[4].startswith("position 4x4")
+
+
+def test_stopped_says_whether_the_search_was_told_to_stop_not_whether_a_stop_came() -> None:
+    # A quit read while a search that never looks (random's) ran said stopped=yes.
+    answers = talk("newgame 5 5", "setoption player=random", "go", "quit")
+    assert answers[2].endswith("stopped=no")
+    server = EngineServer(lambda line: None)
+    flag = _StopFlag(server, 3)
+    server.stop(9)
+    assert not flag.seen
+    assert flag.is_set()
+    assert flag.seen
+    assert not _StopFlag(server, 9).is_set()  # a command after the stop is not stopped
+    answers = talk("newgame 5 5", "go time=30", "stop")
+    assert answers[1].endswith("stopped=yes")
+
+
 def test_the_seed_makes_a_search_repeatable() -> None:
     first = talk("setoption seed=7", "setoption player=mcts:200", "newgame 5 5", "go")
     again = talk("setoption seed=7", "setoption player=mcts:200", "newgame 5 5", "go")
@@ -142,7 +187,7 @@ def test_the_seed_makes_a_search_repeatable() -> None:
         ("position 5x5 colorwars 2 ...../.. a - - 0", "error invalid position"),
         ("play", "error usage: play MOVE"),
         ("play z9", "error invalid move"),
-        ("undo", "error no move to undo"),
+        ("undo", "error no move to undo: none has been played since the last newgame"),
         ("go depth=3 time", "error invalid search budget 'time'"),
         ("go nodes=5", "error invalid search budget 'nodes=5'"),
         ("go time=-1", "error invalid time"),
@@ -572,6 +617,9 @@ def test_a_forfeit_in_the_ladder_is_a_lost_game() -> None:
 def test_engine_settings_and_commands_are_checked() -> None:
     with pytest.raises(InvalidPlayerError, match="engine command"):
         Engine("")
+    for command in (123, None, b"colorwars engine"):  # a bare TypeError before
+        with pytest.raises(InvalidPlayerError, match=r"expected a text .* or a sequence"):
+            Engine(command)  # type: ignore[arg-type]
     with pytest.raises(InvalidPlayerError, match="time"):
         Engine("x", time=-1)
     with pytest.raises(EngineError, match="cannot start engine"):
@@ -658,6 +706,26 @@ def test_colorwars_engine_on_a_full_disk_says_so_in_one_line() -> None:
             text=True, timeout=120, check=False,
         )  # fmt: skip
     assert run.stderr == "error: cannot write to standard output: No space left on device\n"
+    assert run.returncode == 2
+
+
+def _closed(fd: int) -> Callable[[], None]:
+    return lambda: os.close(fd)
+
+
+def test_colorwars_engine_with_its_output_or_input_closed_says_so_in_one_line() -> None:
+    # `colorwars engine >&-` printed two tracebacks (Python gives None for a closed stream).
+    run = subprocess.run(
+        COLORWARS, input="protocol\n", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True, timeout=120, check=False, preexec_fn=_closed(1),
+    )  # fmt: skip
+    assert run.stderr == "error: cannot write to standard output: it is closed\n"
+    assert run.returncode == 2
+    run = subprocess.run(
+        COLORWARS, capture_output=True, text=True, timeout=120,
+        check=False, preexec_fn=_closed(0),
+    )  # fmt: skip
+    assert (run.stdout, run.stderr) == ("", "error: standard input: it is closed\n")
     assert run.returncode == 2
 
 

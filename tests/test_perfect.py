@@ -204,6 +204,9 @@ def test_perfect_is_a_player_everywhere() -> None:
     # Sizes as text, as `prove`'s and the command line's `memory` take them.
     assert Perfect(memory="64M").memory == 64 << 20
     assert Perfect(memory=" 1g ").memory == 1 << 30
+    # A size below the least, as text, said "expected ... an int", which it was.
+    with pytest.raises(InvalidPlayerError, match="in bytes from 1 MiB to 1 TiB, an int or a"):
+        ai.parse_player("perfect:memory=1000000")
     with pytest.raises(InvalidPlayerError, match="not one of the engine's batch players"):
         Perfect().native_spec()
     result = ai.match(["random", Perfect(time=0.05)], 4, 4, 4)

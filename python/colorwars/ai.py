@@ -78,8 +78,12 @@ GAME_BYTES = 64
 def _backend(backend: object, address: object) -> tuple[str, str | None]:
     """The backend (``"local"`` or ``"ray"``) and the Ray cluster's address, if any."""
     backend = check.choice(backend, "backend", ("local", "ray"))
-    if address is not None and (not isinstance(address, str) or backend != "ray"):
-        check.fail(ConfigError, "address", address, "expected an address text with backend='ray'")
+    if address is not None and not isinstance(address, str):
+        check.fail(ConfigError, "address", address, "expected the Ray cluster's address, a text")
+    if address is not None and backend != "ray":
+        check.fail(
+            ConfigError, "address", address, f"an address goes with backend='ray', not {backend!r}"
+        )
     return backend, address
 
 
@@ -204,7 +208,7 @@ def _batch(
     """Plays the matches side by side on the native pool, or one Ray task per match: each
     exactly as ``match`` would, whichever the backend."""
     total = sum(job.games for job in jobs)
-    check.memory(total * GAME_BYTES, f"{len(jobs)} matches of {total:,} games")
+    check.memory(total * GAME_BYTES, f"{len(jobs)} matches, {total:,} games in all,")
     if backend == "ray":
         return _batch_on_ray(jobs, config, progress, address, total)
     callback = native_progress(progress, total)
@@ -332,6 +336,8 @@ def tournament(
         games[a, b] += job.games
         games[b, a] += job.games
     names = [p.name for p in players]
+    # Two entrants of one name are told apart by their place in the list, as in the ladder.
+    names = [f"{name}#{i}" if names.count(name) > 1 else name for i, name in enumerate(names)]
     result = TournamentResult(names, wins, games, rules, (width, height))
     result.elo = elo_ratings(wins, games)
     for (a, b), r in zip(pairs, results, strict=True):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
+import io
 import os
 import re
 import signal
@@ -22,7 +24,7 @@ from colorwars import __version__
 from colorwars._board_style import BURST, PLAYER_STYLES, board_text
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars._files import atomic_open, check_output
-from colorwars._validate import show
+from colorwars._validate import MAX_GAMES, show
 from colorwars._validate import size as board_size
 from colorwars.errors import (
     ColorwarsError,
@@ -32,7 +34,7 @@ from colorwars.errors import (
     InvalidRecordError,
     missing_extra,
 )
-from colorwars.players import PLAYER_NAMES
+from colorwars.players import BATCH_PLAYER_NAMES, PLAYER_NAMES
 from colorwars.record import GameFactory, GameRecord
 
 __all__ = ["PLAYER_STYLES", "board_text", "build_parser", "main", "parse_seat"]
@@ -141,8 +143,18 @@ def _count(text: str) -> int:
 def _games(text: str) -> int:
     """A number of games on the command line: none would print tables of nothing."""
     n = _count(text)
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n} games: at least 1")
+    if not 1 <= n <= MAX_GAMES:
+        raise argparse.ArgumentTypeError(f"{n} games: expected from 1 to 2**40")
+    return n
+
+
+def _even_games(text: str) -> int:
+    """A number of games per pair, half with each seat first."""
+    n = _count(text)
+    if not (2 <= n <= MAX_GAMES and n % 2 == 0):
+        raise argparse.ArgumentTypeError(
+            f"{n} games: expected an even number from 2 to 2**40 (half with each seat first)"
+        )
     return n
 
 
@@ -175,6 +187,12 @@ def require_matplotlib(needs: str) -> Any:
 
 
 def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
+    if isinstance(args.players, int) and 2 <= args.players <= 8 and args.first >= args.players:
+        last = PLAYER_LETTERS[args.players - 1]
+        raise ConfigError(
+            f"invalid --first {PLAYER_LETTERS[args.first]}: a game of {args.players} players "
+            f"has the players a to {last}"
+        )
     if args.record and not (args.output and args.output.lower().endswith(".json")):
         raise ConfigError(
             "--record keeps every game's moves in the JSON output: it needs --output F.json"
@@ -206,8 +224,6 @@ def _simulate(args: argparse.Namespace, console: Console, output: Path | None) -
         "address": args.address, "shards": args.shards, "record": args.record,
     }  # fmt: skip
     show_bar = not args.no_progress and console.is_terminal and args.games >= 50_000
-    if args.backend == "local" and (args.address or args.shards):
-        raise ConfigError("--address and --shards need --backend ray")
     if show_bar:
         columns = ("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn())
         with Progress(*columns, TimeRemainingColumn(), console=console, transient=True) as bar:
@@ -550,6 +566,17 @@ def _length(args: argparse.Namespace, console: Console) -> int:
     return 0 if found.plies is not None else 3
 
 
+def _ray_only(args: argparse.Namespace) -> None:
+    """Refuses ``--address`` and ``--shards`` without ``--backend ray``, whose alone they are
+    (the Python API's message names its keywords, not the flags)."""
+    if getattr(args, "backend", "ray") == "ray":
+        return
+    given = [f"--{name}" for name in ("address", "shards") if getattr(args, name, None) is not None]
+    if given:
+        verb = "needs" if len(given) == 1 else "need"
+        raise ConfigError(f"{' and '.join(given)} {verb} --backend ray")
+
+
 def _backend_flags(parser: argparse.ArgumentParser, what: str) -> None:
     """``--backend local|ray`` and ``--address`` (the Ray cluster), as every command has them."""
     parser.add_argument(
@@ -562,7 +589,12 @@ def _player_list(text: str) -> list[Any]:
     """Players from a comma list of names (``parse_player`` reads each)."""
     from colorwars.players import parse_player
 
-    return [parse_player(name) for name in text.split(",") if name.strip()]
+    names = text.split(",")
+    if any(not name.strip() for name in names):
+        raise InvalidPlayerError(
+            f"invalid player list {show(text)}: an empty name (expected names between commas)"
+        )
+    return [parse_player(name) for name in names]
 
 
 def cmd_tournament(args: argparse.Namespace, console: Console) -> int:
@@ -963,9 +995,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--seats",
         default="random",
         metavar="LIST",
-        help="each seat's player from seat a, comma-separated: random, greedy, "
-        "mcts[:SIMULATIONS] or alphabeta[:DEPTH] (or with settings: mcts:time=0.1, "
-        "alphabeta:time=0.5); or one for every seat (random)",
+        help=f"each seat's player from seat a, comma-separated: {BATCH_PLAYER_NAMES}; or one "
+        "for every seat (random)",
     )
     sim.add_argument("--policies", dest="seats", action=_Renamed, new="--seats")
     sim.add_argument("--first", type=parse_seat, default=0, help="who moves first: a-h (a)")
@@ -1108,7 +1139,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lad.add_argument("players", nargs="+", metavar="PLAYER", help="two or more players")
     lad.add_argument("--time", type=float, default=None, help="seconds a move (each player's own)")
-    lad.add_argument("--games", type=int, default=20, help="games per pair, even (20)")
+    lad.add_argument("--games", type=_even_games, default=20, help="games per pair, even (20)")
     lad.add_argument("--png", type=_text, help="save the ratings as a PNG (needs colorwars[plot])")
     lad.add_argument("--json", type=_text, help="save the results as JSON")
     lad.set_defaults(run=cmd_ladder)
@@ -1125,7 +1156,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--seats",
         default="greedy,greedy",
         metavar="A,B",
-        help=f"seat a's and seat b's players, e.g. greedy,mcts:200 ({players_help})",
+        help=f"seat a's and seat b's players, e.g. greedy,mcts:200 ({BATCH_PLAYER_NAMES})",
     )
     # The flags' old names, kept working: --policies, and one seat's player each (``first``
     # is the seat that starts elsewhere, so it names no player here any more).
@@ -1316,10 +1347,40 @@ def _fail(message: str) -> None:
         )
 
 
+class _ClosedStream(io.RawIOBase):
+    """A standard stream the command was started without (``colorwars engine >&-``):
+    Python gives ``None`` for it, which no command expects. Every read and write fails, as
+    on the closed descriptor, with an ``OSError`` that names the stream, so the command's
+    own handling of an output it cannot write (or an input it cannot read) says so."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self._name = name
+
+    def readable(self) -> bool:
+        return True
+
+    def writable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        raise OSError(errno.EBADF, "it is closed", self._name)
+
+    def write(self, data: Any) -> int:
+        raise OSError(errno.EBADF, "it is closed", self._name)
+
+
 def _tolerant_streams() -> None:
     """stdout and stderr write what their encoding cannot hold as escapes (``\\xe9``)
     instead of failing: a note in a record, a player's name, on an ASCII terminal
-    (``LC_ALL=C``, ``PYTHONIOENCODING=ascii``)."""
+    (``LC_ALL=C``, ``PYTHONIOENCODING=ascii``). A closed stdin or stdout reads and writes
+    as ``_ClosedStream``; with stderr closed there is nobody to tell, and errors go nowhere."""
+    if sys.stdin is None:
+        sys.stdin = io.TextIOWrapper(_ClosedStream("standard input"))
+    if sys.stdout is None:
+        sys.stdout = io.TextIOWrapper(_ClosedStream("standard output"), write_through=True)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the life of the process)
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         encoding = getattr(stream, "encoding", None) or "ascii"
@@ -1402,6 +1463,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
+        _ray_only(args)
         code: int = args.run(args, console)
         sys.stdout.flush()  # a closed pipe shows here rather than at the exit
     except BrokenPipeError:

@@ -226,6 +226,8 @@ class Suite:
     ) -> list[Case]:
         """The cases of these rule sets (names as in ``RULE_SETS``), kinds and ids (all when
         None); an unknown rule set or kind is a ``ConfigError``."""
+        # One name given alone is that name, not its letters.
+        rules, kinds, ids = ([x] if isinstance(x, str) else x for x in (rules, kinds, ids))
         wanted_rules = _choices(
             None if rules is None else [_rule_name(r) for r in rules], RULE_SETS, "rule set"
         )
@@ -251,6 +253,8 @@ def _rule_name(name: str) -> str:
 def _choices(given: Iterable[str] | None, allowed: Sequence[str], what: str) -> set[str] | None:
     if given is None:
         return None
+    if isinstance(given, str):  # one name, not its letters ("order" as o, r, d, e)
+        given = [given]
     chosen = {str(g).strip() for g in given}
     unknown = sorted(chosen - set(allowed))
     if unknown:
@@ -1615,6 +1619,8 @@ def run(
     perft depths checked (see ``check``); by default every depth, but through the protocol
     ``ENGINE_PERFT_POSITIONS``. The ``go`` cases need an engine: ``--kind go`` without one
     is a ``ConfigError``."""
+    if isinstance(kinds, str):
+        kinds = [kinds]
     if engine is None and kinds is not None and GO_KIND in {str(k).strip() for k in kinds}:
         raise ConfigError(
             "the go cases ask an engine for a move through the protocol: --kind go needs "
@@ -1686,9 +1692,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _comma_list(text: str | None) -> list[str] | None:
+    """A comma list of names; one that names nothing (``--rules ''``) is a bad option."""
     if text is None:
         return None
-    return [part.strip() for part in text.split(",") if part.strip()]
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise ConfigError(f"no names in {text!r}: expected a comma-separated list")
+    return names
 
 
 def main(args: argparse.Namespace) -> int:

@@ -123,6 +123,13 @@ def _budgeted(name: str, budget: dict[str, float], seed: int) -> Any:
         return Engine(command, time=budget["time"]) if budget else Engine(command)
     kind, *items = name.split(":")
     kind = kind.strip().lower()
+    takes = _GO_KEYS.get("alphabeta" if kind == "ab" else kind)
+    if takes is not None and set(budget) - set(takes):
+        wrong = sorted(set(budget) - set(takes))[0]
+        raise EngineError(
+            f"go {wrong}= does not apply to the player {kind}: it takes "
+            + " and ".join(f"{k}=" for k in takes)
+        )
     if kind not in _SHORTHAND or (not budget and not seed):
         return parse_player(name)
     # The shorthand budget (mcts:2000, alphabeta:6) written out, so that settings can follow.
@@ -132,6 +139,12 @@ def _budgeted(name: str, budget: dict[str, float], seed: int) -> Any:
     given = [f"{k}={v if k == 'time' else int(v)}" for k, v in budget.items()]
     return parse_player(":".join([kind, *kept, *given, *([f"seed={seed}"] if seed else [])]))
 
+
+# The keys of a go each player takes (random and greedy take none and ignore them all, so
+# that a program that always sends a time can play them too).
+_GO_KEYS = {"mcts": ("time", "simulations"), "zero": ("time", "simulations"),
+            "alphabeta": ("time", "depth"), "learned": ("time", "depth"),
+            "zeroab": ("time", "depth"), "perfect": ("time",)}  # fmt: skip
 
 # The players a budget and a seed apply to, and what their shorthand number is.
 _SHORTHAND = {"mcts": "simulations", "zero": "simulations", "alphabeta": "depth",
@@ -146,9 +159,14 @@ class _StopFlag:
     def __init__(self, server: EngineServer, seq: int) -> None:
         self._server = server
         self._seq = seq
+        #: Whether a search asking has been told to stop: a ``go`` whose search ended
+        #: before it looked has run to its end, though a ``stop`` came after.
+        self.seen = False
 
     def is_set(self) -> bool:
-        return self._server.stopped_after > self._seq
+        if self._server.stopped_after > self._seq:
+            self.seen = True
+        return self.seen
 
 
 class EngineServer:
@@ -243,7 +261,7 @@ class EngineServer:
             self.game.pop()
         except InvalidIndexError:
             raise EngineError(
-                "no move to undo (a position command starts a game with no history)"
+                "no move to undo: none has been played since the last newgame or position"
             ) from None
         return "ok"
 
@@ -304,7 +322,7 @@ class EngineServer:
         decision = _decide(player, game, stop)
         self.say(
             f"info player={player.name} work={decision.work} seconds={decision.seconds:.3f} "
-            f"stopped={'yes' if stop.is_set() else 'no'}"
+            f"stopped={'yes' if stop.seen else 'no'}"
         )
         return f"bestmove {game.cell_name(decision.cell)}"
 
@@ -618,6 +636,11 @@ def _command_words(command: str | Sequence[str], error: type[Exception]) -> list
     """An engine command as its program and arguments: a text is split as a shell would
     (an unbalanced quote is ``error``, saying so), a sequence taken as it is."""
     if not isinstance(command, str):
+        if isinstance(command, (bytes, bytearray)) or not isinstance(command, Sequence):
+            raise error(
+                f"invalid engine command {command!r:.80}: expected a text (split as a shell "
+                "would) or a sequence of arguments"
+            )
         return [str(a) for a in command]
     try:
         return shlex.split(command)

@@ -149,6 +149,10 @@ def _is_native(player: Any) -> bool:
     return True
 
 
+#: The memory a ladder's game takes before it is played (its job), about.
+LADDER_GAME_BYTES = 512
+
+
 def _openings(width: int, height: int, rules: Rules, seed: int, count: int) -> list[int]:
     """``count`` random first moves (one per pair of games)."""
     import colorwars
@@ -266,6 +270,10 @@ def ladder(
     wins = np.zeros((n, n))
     games = np.zeros((n, n))
     total = games_per_pair * n * (n - 1) // 2
+    # Each game is a job (its players, seed and opening) before any is played.
+    pairs = n * (n - 1) // 2
+    what = f"{pairs} pair{'s' if pairs > 1 else ''}, {total:,} games in all,"
+    check.memory(total * LADDER_GAME_BYTES, what)
     done = 0
     native_jobs: list[tuple[int, int, MatchJob]] = []
     python_games: list[tuple[int, int, int]] = []

@@ -308,7 +308,8 @@ def _table_bytes(memory: object) -> int:
                 InvalidPlayerError,
                 "memory",
                 memory,
-                "expected the table's size in bytes, an int, or a size such as 256M or 1G",
+                "expected the table's size in bytes from 1 MiB to 1 TiB, an int or a size "
+                "such as 256M or 1G",
             )
     return check.table_bytes(memory, 1 << 20, 1 << 40, InvalidPlayerError)
 

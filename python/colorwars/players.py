@@ -411,6 +411,12 @@ EVALUATIONS = ("hand", "learned")
 
 
 #: Every player name the parser takes, with settings; its errors and the CLI's help say it.
+#: The players the engine's batch plays natively (``simulate``, ``openings``): no network,
+#: no probe, no other program.
+BATCH_PLAYER_NAMES = (
+    "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH] or learned[:DEPTH], or settings "
+    "after the name as mcts:time=0.1, alphabeta:time=0.5 or learned:time=1 (no probe)"
+)
 PLAYER_NAMES = (
     "random, greedy, mcts[:SIMULATIONS], alphabeta[:DEPTH], learned[:DEPTH], "
     "zero[:SIMULATIONS], zeroab[:DEPTH], perfect, engine:COMMAND, or settings after the name "
@@ -429,6 +435,8 @@ _SETTINGS: dict[str, tuple[str, ...]] = {
 
 
 _TUNING = ("c", "trees", "greedy", "solver", "reuse", "minimax", "cutoff", "probe")
+# The settings that are true or false (in a name, written true or false).
+_FLAGS = ("solver", "reuse", "book")
 _WHOLE = ("simulations", "trees", "seed", "cutoff", "depth", "batch", "probe")
 # Old names of settings in player names, still read (with a DeprecationWarning).
 _RENAMED_SETTINGS = {("mcts", "threads"): "trees"}
@@ -448,6 +456,10 @@ def _setting(kind: str, item: str, text: str) -> tuple[str, object]:
             InvalidPlayerError, "player", text,
             f"{kind} settings are {', '.join(_SETTINGS[kind])} (as key=value)",
         )  # fmt: skip
+    if key in _FLAGS:
+        if raw.lower() not in ("true", "false"):
+            check.fail(InvalidPlayerError, "player", text, f"{key}: expected true or false")
+        return key, raw.lower() == "true"
     if raw in ("true", "false"):
         return key, raw == "true"
     if key in ("eval", "memory"):  # a name; a size such as 256M

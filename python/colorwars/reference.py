@@ -483,9 +483,9 @@ def _bad(message: str) -> InvalidPositionError:
     return InvalidPositionError(f"invalid position: {message}")
 
 
-def _number(text: str, what: str) -> int:
+def _number(text: str, what: str, high: int = 1_000) -> int:
     if not text.isascii() or not text.isdigit() or len(text) > 9:
-        raise _bad(f"{what} {text!r} is not a whole number")
+        raise _bad(f"{what} {text!r} is not a whole number from 0 to {high}")
     return int(text)
 
 
@@ -557,7 +557,7 @@ def _parse_position(text: str) -> Game:
     to_move = _player(to_move_text, players, "to move")
     moved = _player_set(moved_text, players, "moved")
     out = _player_set(out_text, players, "out")
-    ply = _number(ply_text, "ply")
+    ply = _number(ply_text, "ply", 2**31 - 1)
     if ply > 2**31 - 1:
         raise _bad(f"ply {ply} is too large")
 
