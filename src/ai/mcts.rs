@@ -286,9 +286,24 @@ pub fn mcts<B: Bits>(
 ) -> (usize, u64) {
     let (stats, sims) = search(geo, cfg, root, params, seed, control, memory);
     let legal = legal_mask(geo, cfg.rules, root);
-    // A proven win first; then the most visited move that is not a proven loss.
-    let mut best = (legal.nth(0), (false, false, 0u64));
-    for s in &stats {
+    // A proven win first; then the most visited move that is not a proven loss. With no move
+    // tried (the budget ran out inside the first playout: a playout of 32 x 32 classic can
+    // take longer than a tenth of a second), the greedy move rather than the first cell.
+    let untried = |s: &MoveStats| s.visits == 0 && s.proven.is_none();
+    let fallback = if stats.iter().all(untried) {
+        choose(
+            geo,
+            cfg,
+            root,
+            legal,
+            Playout::Greedy,
+            &mut game_rng(seed, u64::MAX),
+        )
+    } else {
+        legal.nth(0)
+    };
+    let mut best = (fallback, (false, false, 0u64));
+    for s in stats.iter().filter(|s| !untried(s)) {
         let rank = (s.proven == Some(true), s.proven != Some(false), s.visits);
         if rank > best.1 {
             best = (s.cell, rank);
@@ -819,6 +834,36 @@ mod tests {
             // ended there.
             assert!(through <= node.visits);
         }
+    }
+
+    #[test]
+    fn with_no_simulation_run_the_move_is_greedys_not_the_first_cell() {
+        // A budget that ends inside the first playout (32 x 32 classic at 0.1 s) played a1.
+        let cfg = Config::new(5, 5, 2, Rules::CLASSIC, 0).unwrap();
+        let geo = Geometry::<u64>::new(cfg.width, cfg.height);
+        let mut pos = Position::start(&cfg);
+        for m in [
+            12, 14, 1, 9, 18, 17, 13, 10, 19, 14, 22, 7, 21, 5, 13, 5, 3, 10, 23,
+        ] {
+            play_unchecked(&geo, cfg.rules, cfg.players, &mut pos, m, &mut ());
+        }
+        let control = Control::new();
+        control.cancel();
+        let (cell, sims) = mcts(&geo, &cfg, &pos, &params(100), 3, &control, None);
+        assert_eq!(sims, 0);
+        let orbs_after = |m: usize| {
+            let mut after = pos;
+            play_unchecked(&geo, cfg.rules, cfg.players, &mut after, m, &mut ());
+            after.orbs(pos.to_move as usize)
+        };
+        let legal = legal_mask(&geo, cfg.rules, &pos);
+        let mut most = 0;
+        legal.for_each(|m| most = most.max(orbs_after(m)));
+        assert_eq!(orbs_after(cell), most);
+        assert!(
+            orbs_after(legal.nth(0)) < most,
+            "the first cell is greedy's too"
+        );
     }
 
     #[test]
