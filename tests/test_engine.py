@@ -183,6 +183,10 @@ def test_the_seed_makes_a_search_repeatable() -> None:
         ("newgame 5 5 chess", "error invalid rules"),
         ("newgame 5 5 colorwars 9", "error invalid number of players 9"),
         ("newgame x 5", "error invalid width 'x'"),
+        # Python's int() read other scripts' digits and underscores.
+        ("newgame \uff15 5", "error invalid width '\uff15': expected a whole number"),
+        ("newgame 1_0 5", "error invalid width '1_0'"),
+        ("go time=0_1", "error invalid time '0_1'"),
         ("position", "error usage: position"),
         ("position 5x5 colorwars 2 ...../.. a - - 0", "error invalid position"),
         ("play", "error usage: play MOVE"),

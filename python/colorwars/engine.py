@@ -104,6 +104,9 @@ def _letter(player: int | None) -> str:
 
 def _number(text: str, what: str, whole: bool) -> float:
     try:
+        # Python's own readers also take other scripts' digits (U+FF15) and underscores (1_000).
+        if not text.isascii() or "_" in text:
+            raise ValueError(text)
         value = int(text) if whole else float(text)
     except ValueError:
         raise EngineError(
