@@ -397,7 +397,9 @@ def test_colorwars_ladder_prints_ratings_and_writes_json(
     err = capsys.readouterr().err
     assert "at least two" in err
     assert "Traceback" not in err
-    assert main(["ladder", "random", "greedy", "--games", "3"]) == 1
+    with pytest.raises(SystemExit) as usage:  # a usage error, as every command's --games
+        main(["ladder", "random", "greedy", "--games", "3"])
+    assert usage.value.code == 2
     assert "even" in capsys.readouterr().err
 
 
