@@ -58,7 +58,15 @@ from colorwars.errors import (
     SearchLimitError,
 )
 from colorwars.game import Game
-from colorwars.players import PLAY_IT, Decision, _live, _takes_stop, native_game, parse_player
+from colorwars.players import (
+    _SETTINGS,
+    PLAY_IT,
+    Decision,
+    _live,
+    _takes_stop,
+    native_game,
+    parse_player,
+)
 
 __all__ = [
     "MAX_LINE",
@@ -126,7 +134,7 @@ def _budgeted(name: str, budget: dict[str, float], seed: int) -> Any:
         return Engine(command, time=budget["time"]) if budget else Engine(command)
     kind, *items = name.split(":")
     kind = kind.strip().lower()
-    takes = _GO_KEYS.get("alphabeta" if kind == "ab" else kind)
+    takes = _go_keys(kind)
     if takes is not None and set(budget) - set(takes):
         wrong = sorted(set(budget) - set(takes))[0]
         raise EngineError(
@@ -143,11 +151,13 @@ def _budgeted(name: str, budget: dict[str, float], seed: int) -> Any:
     return parse_player(":".join([kind, *kept, *given, *([f"seed={seed}"] if seed else [])]))
 
 
-# The keys of a go each player takes (random and greedy take none and ignore them all, so
-# that a program that always sends a time can play them too).
-_GO_KEYS = {"mcts": ("time", "simulations"), "zero": ("time", "simulations"),
-            "alphabeta": ("time", "depth"), "learned": ("time", "depth"),
-            "zeroab": ("time", "depth"), "perfect": ("time",)}  # fmt: skip
+def _go_keys(kind: str) -> tuple[str, ...] | None:
+    """The keys of a ``go`` the player ``kind`` takes: the budget keys among its settings
+    (None for random and greedy, which take none and ignore them all, so that a program
+    that always sends a time can play them too)."""
+    settings = _SETTINGS.get("alphabeta" if kind == "ab" else kind)
+    return None if settings is None else tuple(k for k in _BUDGET_KEYS if k in settings)
+
 
 # The players a budget and a seed apply to, and what their shorthand number is.
 _SHORTHAND = {"mcts": "simulations", "zero": "simulations", "alphabeta": "depth",
