@@ -207,6 +207,11 @@ def test_selecting_an_unknown_kind_or_rule_set(suite: conformance.Suite) -> None
     report = conformance.check_native(suite, rules="classic", kinds="order")
     assert report.ok
     assert {r.kind for r in report.results} == {"order"}
+    # The go cases too, and an id alone ("move-1" was read as the ids m, o, v, ...).
+    one = conformance.go_cases(suite, rules="classic")
+    assert one and one == conformance.go_cases(suite, rules=["classic"])
+    first = suite.cases[0].id
+    assert suite.select(ids=first) == suite.select(ids=[first]) == [suite.cases[0]]
 
 
 # -- regeneration -----------------------------------------------------------------------------

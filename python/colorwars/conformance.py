@@ -226,13 +226,9 @@ class Suite:
     ) -> list[Case]:
         """The cases of these rule sets (names as in ``RULE_SETS``), kinds and ids (all when
         None); an unknown rule set or kind is a ``ConfigError``."""
-        # One name given alone is that name, not its letters.
-        rules, kinds, ids = ([x] if isinstance(x, str) else x for x in (rules, kinds, ids))
-        wanted_rules = _choices(
-            None if rules is None else [_rule_name(r) for r in rules], RULE_SETS, "rule set"
-        )
-        wanted_kinds = _choices(kinds, KINDS, "kind")
-        wanted_ids = None if ids is None else set(ids)
+        wanted_rules = _rule_names(rules)
+        wanted_kinds = _choices(_given(kinds), KINDS, "kind")
+        wanted_ids = None if ids is None else set(_given(ids) or ())
         return [
             c
             for c in self.cases
@@ -250,11 +246,25 @@ def _rule_name(name: str) -> str:
         return name
 
 
+def _given(given: Iterable[str] | None) -> list[str] | None:
+    """Names given to a public entry point: one name given alone is that name, not its
+    letters ("order" as o, r, d, e)."""
+    if given is None:
+        return None
+    return [given] if isinstance(given, str) else list(given)
+
+
+def _rule_names(rules: Iterable[str] | None) -> set[str] | None:
+    """The rule sets ``rules`` names, as the data writes them (all when None)."""
+    named = _given(rules)
+    return _choices(
+        None if named is None else [_rule_name(r) for r in named], RULE_SETS, "rule set"
+    )
+
+
 def _choices(given: Iterable[str] | None, allowed: Sequence[str], what: str) -> set[str] | None:
     if given is None:
         return None
-    if isinstance(given, str):  # one name, not its letters ("order" as o, r, d, e)
-        given = [given]
     chosen = {str(g).strip() for g in given}
     unknown = sorted(chosen - set(allowed))
     if unknown:
@@ -1499,7 +1509,7 @@ def check_engine(
     and why (see ``Missing``). An engine that cannot be started at all is an
     ``EngineError``."""
     suite = load() if suite is None else suite
-    wanted = _choices(kinds, (*KINDS, GO_KIND), "kind")
+    wanted = _choices(_given(kinds), (*KINDS, GO_KIND), "kind")
     cases: list[Case | GoCase] = list(
         suite.select(rules, None if wanted is None else wanted - {GO_KIND}, ids)
     )
@@ -1562,10 +1572,8 @@ def go_cases(
     three or more was put out (the turn skips them), each answered with a legal move, and a
     won position, answered with an ``error`` line. ``rules`` and ``ids`` select as in
     ``Suite.select``."""
-    wanted_rules = _choices(
-        None if rules is None else [_rule_name(r) for r in rules], RULE_SETS, "rule set"
-    )
-    wanted_ids = None if ids is None else set(ids)
+    wanted_rules = _rule_names(rules)
+    wanted_ids = None if ids is None else set(_given(ids) or ())
     moves = [c for c in suite.cases if isinstance(c, MoveCase)]
     picks: tuple[tuple[str, bool, Callable[[MoveCase], bool]], ...] = (
         # (a name, whether the position is the one after the move, which case)
@@ -1619,8 +1627,7 @@ def run(
     perft depths checked (see ``check``); by default every depth, but through the protocol
     ``ENGINE_PERFT_POSITIONS``. The ``go`` cases need an engine: ``--kind go`` without one
     is a ``ConfigError``."""
-    if isinstance(kinds, str):
-        kinds = [kinds]
+    kinds = _given(kinds)
     if engine is None and kinds is not None and GO_KIND in {str(k).strip() for k in kinds}:
         raise ConfigError(
             "the go cases ask an engine for a move through the protocol: --kind go needs "
