@@ -21,6 +21,7 @@ from colorwars.errors import (
     GameOverError,
     InvalidNetworkError,
     InvalidPlayerError,
+    InvalidRulesError,
 )
 from colorwars.ladder import bradley_terry, ladder
 from colorwars.players import native_game, parse_player
@@ -173,6 +174,17 @@ def test_the_shipped_networks_load_and_say_how_they_were_made(rules: str) -> Non
     for key in ("games", "positions", "seconds", "command", "versions"):
         assert key in net.info, net.info
     assert net.info["positions"] > 10_000
+
+
+def test_the_shipped_networks_are_named_as_rules_are_everywhere() -> None:
+    assert shipped("Classic") is shipped("none+subtract") is shipped("classic")
+    assert shipped(colorwars.Rules.parse("drop3+empty")) is shipped("colorwars")
+    # Other rules, or no name at all, are the rules' error, not a file missing in the package.
+    with pytest.raises(InvalidRulesError, match="no network is shipped for the rules drop3"):
+        shipped("drop3+subtract")
+    for bad in ("foo", None, 5, "../classic"):
+        with pytest.raises(InvalidRulesError, match="invalid rules"):
+            shipped(bad)  # type: ignore[arg-type]
 
 
 def test_the_shipped_networks_play_without_the_train_extra() -> None:

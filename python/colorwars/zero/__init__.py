@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from colorwars.errors import InvalidRulesError
+from colorwars.rules import RulesLike, resolve
 from colorwars.zero.network import SHIPPED, Network, load, random_network
 
 if TYPE_CHECKING:
@@ -17,8 +19,17 @@ __all__ = ["SHIPPED", "Network", "RunSettings", "load", "random_network", "shipp
 _CACHE: dict[str, Network] = {}
 
 
-def shipped(rules: str) -> Network:
-    """The network shipped for ``rules`` (``"colorwars"`` or ``"classic"``), loaded once."""
+def shipped(rules: RulesLike) -> Network:
+    """The network shipped for ``rules`` (``"colorwars"`` or ``"classic"``, named as
+    ``rules=`` is everywhere, or a ``Rules``), loaded once; ``InvalidRulesError`` for other
+    rules."""
+    name = resolve(rules).name
+    if name not in ("colorwars", "classic"):
+        raise InvalidRulesError(
+            f"invalid rules: no network is shipped for the rules {name} (there are networks "
+            "for colorwars and classic)"
+        )
+    rules = name
     if rules not in _CACHE:
         _CACHE[rules] = load(SHIPPED / f"{rules}.net")
     return _CACHE[rules]
