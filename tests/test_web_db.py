@@ -77,6 +77,19 @@ def test_a_restarted_server_has_every_game_back(tmp_path: Path) -> None:
         assert undo["ply"] == d["ply"] - 1
 
 
+def test_a_database_in_a_missing_folder_is_refused_unless_it_is_the_default(
+    tmp_path: Path,
+) -> None:
+    """A mistyped --db builds no folders (as every file colorwars writes); the default
+    file's folder, in the user's data folder, is made on first use."""
+    missing = tmp_path / "no" / "such" / "games.sqlite3"
+    with pytest.raises(FileError, match=r"games\.sqlite3: the folder .*such does not exist"):
+        GameDB(missing)
+    assert not (tmp_path / "no").exists()
+    GameDB(missing, make_folder=True).close()
+    assert missing.is_file()
+
+
 def test_a_damaged_database_is_one_line_naming_it(tmp_path: Path) -> None:
     garbage = tmp_path / "garbage.sqlite3"
     garbage.write_bytes(b"not a database, whatever it is " * 100)

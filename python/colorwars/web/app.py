@@ -799,7 +799,7 @@ def serve(
         import uvicorn  # noqa: F401  # before the database: a missing extra says so first
     except ModuleNotFoundError:
         raise BackendError("the web app needs uvicorn: pip install 'colorwars[web]'") from None
-    store = GameStore(db=GameDB(default_path() if db is None else db))
+    store = GameStore(db=GameDB(default_path(), make_folder=True) if db is None else GameDB(db))
     try:
         server, sock, url = _server(host, port, None, store)
     except BaseException:

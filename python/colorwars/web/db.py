@@ -68,7 +68,10 @@ class GameDB:
     """The games' SQLite file (see the module's docstring). Thread-safe: one connection,
     one lock."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, make_folder: bool = False) -> None:
+        """Opens (or creates) the file ``path``. Its folder must exist, as for every file
+        colorwars writes, unless ``make_folder`` (the default file's folder, made on first
+        use)."""
         self.path = Path(path)
         self._lock = threading.Lock()
         where = os.fspath(self.path)
@@ -79,8 +82,14 @@ class GameDB:
                 "file with --db"
             )
 
+        folder = self.path.parent
+        if not make_folder and not folder.is_dir():
+            raise FileError(
+                f"cannot open the game database {where}: the folder {os.fspath(folder)} does "
+                "not exist"
+            )
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise FileError(
                 f"cannot create the folder of the game database {where}: {e.strerror}"
