@@ -240,6 +240,17 @@ def seat(value: object, count: int, what: str = "player") -> int:
     return whole(value, what, 0, count - 1, InvalidPlayersError, allowed)
 
 
+def seat_given(flag: str, seat: int, players: object) -> None:
+    """A seat given on the command line by letter (``--first c``) checked against the game's
+    number of players, the message in the letters the user typed; a count that is not 2 to
+    8 is left to ``config`` to refuse."""
+    if isinstance(players, int) and 2 <= players <= 8 and seat >= players:
+        raise InvalidPlayersError(
+            f"invalid {flag} {'abcdefgh'[seat]}: a game of {players} players has the players "
+            f"a to {'abcdefgh'[players - 1]}"
+        )
+
+
 def config(
     width: object, height: object, players: object, rules: RulesLike, first: object = 0
 ) -> GameConfig:

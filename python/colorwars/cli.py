@@ -24,7 +24,7 @@ from colorwars import __version__
 from colorwars._board_style import BURST, PLAYER_STYLES, board_text
 from colorwars._common import PLAYER_LETTERS, column_name
 from colorwars._files import atomic_open, check_output
-from colorwars._validate import MAX_GAMES, show
+from colorwars._validate import MAX_GAMES, seat_given, show
 from colorwars._validate import size as board_size
 from colorwars.errors import (
     ColorwarsError,
@@ -187,12 +187,7 @@ def require_matplotlib(needs: str) -> Any:
 
 
 def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
-    if isinstance(args.players, int) and 2 <= args.players <= 8 and args.first >= args.players:
-        last = PLAYER_LETTERS[args.players - 1]
-        raise ConfigError(
-            f"invalid --first {PLAYER_LETTERS[args.first]}: a game of {args.players} players "
-            f"has the players a to {last}"
-        )
+    seat_given("--first", args.first, args.players)
     if args.record and not (args.output and args.output.lower().endswith(".json")):
         raise ConfigError(
             "--record keeps every game's moves in the JSON output: it needs --output F.json"
@@ -1268,9 +1263,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--seats",
         metavar="LIST",
         help="each seat's player from seat a, comma-separated: human, ai, or any player "
-        "--opponent takes (alpha-beta, learned, zero, zeroab and perfect: two players only); "
-        "or one for every seat, e.g. human for a hot-seat game. Default: you (--you) against "
-        "--opponent",
+        "--opponent takes (alpha-beta, learned, zero and zeroab: two players only; perfect "
+        "plays its fallback with more); or one for every seat, e.g. human for a hot-seat game. "
+        "Default: you (--you) against --opponent",
     )
     play.add_argument(
         "--opponent",

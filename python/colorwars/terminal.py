@@ -931,6 +931,13 @@ class TerminalGame:
 
 def play(args: argparse.Namespace, console: Console, ask: Ask, echo: bool) -> int:
     """``colorwars play``: the options checked, then the game (see ``TerminalGame``)."""
+    players = args.players
+    if players is None:  # as ``setup`` counts them
+        named = len(args.seats.split(",")) if args.seats is not None else 0
+        players = named if named > 1 else 2
+    check.seat_given("--first", args.first, players)
+    if args.you is not None:
+        check.seat_given("--you", args.you, players)
     options = setup(
         size=args.size,
         rules=args.rules,

@@ -88,10 +88,17 @@ impl Player {
                     )));
                 }
             }
-            Player::AlphaBeta { depth, .. } => {
+            Player::AlphaBeta {
+                depth, ref eval, ..
+            } => {
                 if cfg.players != 2 {
+                    // Named as the user named it: `learned` is alpha-beta with that evaluation.
+                    let with = match eval {
+                        Eval::Hand => "",
+                        _ => " with the learned evaluation (learned)",
+                    };
                     return Err(Error::InvalidPlayer(format!(
-                        "alpha-beta plays two-player games only, not {}",
+                        "alpha-beta{with} plays two-player games only, not {}",
                         cfg.players
                     )));
                 }
