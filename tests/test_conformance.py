@@ -196,6 +196,22 @@ def test_a_manifest_of_another_version_or_none(copy: Path, tmp_path: Path) -> No
         conformance.load(tmp_path / "nowhere")
 
 
+def test_an_installed_package_without_the_data_says_where_to_find_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Installed (no checkout around the package) and run elsewhere: the message names the
+    current folder and the way out, not the package's own folder inside the virtualenv."""
+    package = tmp_path / "venv" / "lib" / "site-packages" / "colorwars"
+    monkeypatch.setattr(conformance, "__file__", str(package / "conformance.py"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileError) as caught:
+        conformance.load()
+    message = str(caught.value)
+    assert f"no conformance data in {tmp_path / 'seeds' / 'conformance'}:" in message
+    assert "site-packages" not in message
+    assert "run from a checkout, or give its folder (colorwars conformance --data" in message
+
+
 def test_selecting_an_unknown_kind_or_rule_set(suite: conformance.Suite) -> None:
     with pytest.raises(ConfigError, match="unknown kind perfect"):
         suite.select(kinds=["perfect"])

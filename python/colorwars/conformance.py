@@ -277,15 +277,20 @@ def _choices(given: Iterable[str] | None, allowed: Sequence[str], what: str) -> 
 def default_folder() -> Path:
     """The suite's data: ``seeds/conformance`` of the checkout this package runs from, else of
     the current folder (a wheel has no ``seeds/``: give the folder, ``--data``)."""
-    here = Path(__file__).resolve().parent.parent.parent / "seeds" / "conformance"
+    checkout = Path(__file__).resolve().parent.parent.parent
+    here = checkout / "seeds" / "conformance"
     cwd = Path.cwd() / "seeds" / "conformance"
     for folder in (here, cwd):
         if (folder / MANIFEST).is_file():
             return folder
+    # An installed package's own folder is no checkout: only a checkout's is worth naming.
+    looked = [here] if (checkout / "Cargo.toml").is_file() else []
+    looked.append(cwd)
     raise FileError(
-        f"no conformance data: neither {here} nor {cwd} holds {MANIFEST}; the data is "
-        "seeds/conformance/ of the colorwars repository (not part of the wheel): give its "
-        "folder (load(folder), colorwars conformance --data FOLDER)"
+        f"no conformance data in {' or '.join(map(str, looked))}: the data is "
+        "seeds/conformance/ of the colorwars repository, not part of an installed package: "
+        "run from a checkout, or give its folder (colorwars conformance --data FOLDER, "
+        "load(folder))"
     )
 
 

@@ -24,7 +24,7 @@ class VectorEnv:
     """``num_envs`` games of the same configuration, stepped together natively.
 
     Follows Gymnasium's vector-environment conventions where a turn-based, multi-player game
-    allows (see the README, "Reinforcement learning"):
+    allows (see docs/adapters.md, "VectorEnv"):
 
     - ``reset(seed=None) -> (obs, info)`` and
       ``step(actions) -> (obs, rewards, terminated, truncated, info)``;

@@ -62,7 +62,8 @@ class Game:
         return g
 
     def to_text(self) -> str:
-        """The position in one-line notation (see the README); ``from_text`` reads it back."""
+        """The position in one-line notation (docs/api.md, "Position notation");
+        ``from_text`` reads it back."""
         return self._native.to_text()
 
     # -- configuration ---------------------------------------------------------------------

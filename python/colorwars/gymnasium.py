@@ -296,7 +296,7 @@ class GymVectorEnv(
       ``observation_space`` and ``action_space`` are their batches (``Box`` of shape
       ``(num_envs, players, height, width)`` and ``MultiDiscrete``).
     - ``step`` and ``reset`` return what the native environment returns (see its docstring
-      and the README): ``rewards[i]`` is the reward of the player who just acted in
+      and docs/adapters.md): ``rewards[i]`` is the reward of the player who just acted in
       environment ``i``; ``info`` holds ``action_mask`` (``bool``, ``(num_envs, cells)``),
       ``to_move``, ``seat_rewards``, ``winner``, ``episode_plies``, ``illegal`` and
       ``final_obs``.

@@ -1,5 +1,5 @@
 """Game records: the rules, the players and the moves of a game, in a small text format that
-replays (see the README, "Game records").
+replays (see docs/api.md, "Game records").
 
 ::
 
