@@ -248,20 +248,24 @@ def test_bad_lines_give_one_line_and_change_nothing(
     def illegal(game: Game) -> str:  # an empty cell: after the opening, a plays on its own
         return game.cell_name(next(c for c in range(game.cells) if not game.counts()[c]))
 
+    # Anything that is not a cell says what can be typed here: a name or a number (the API's
+    # message offered "(x, y)", which the terminal does not read).
+    cell = "is not a cell of this board: type a cell's name, a column a to e and a row 1 to 5"
     bad: list[tuple[Answer, str]] = [
-        ("z9", "is not on this 5x5 board"),
+        ("z9", f"'z9' {cell}"),
         ("hello", "unknown command 'hello'"),
         ("[bold]", "unknown command '[bold]'"),
-        ("[red]x1[/red]", "is not a cell name"),
+        ("[red]x1[/red]", cell),
         (illegal, "may only add an orb to a cell of their own"),
-        ("25", "cell 25 is not on the board"),
-        ("99999999999999999999", "is not a cell name"),
-        ("9" * 5000, "is not a cell name"),
-        ("-1", "is not a cell name"),
-        ("c3 c4", "is not a cell name"),
-        ("c\x003", "is not a cell name"),
-        ("\x1b[31mc3", "is not a cell name"),
-        ("a1\udcff", "is not a cell name"),
+        ("25", f"'25' {cell} (such as c3), or its number 0 to 24"),
+        ("99999999999999999999", cell),
+        ("9" * 5000, cell),
+        ("-1", cell),
+        ("(0,0)", cell),
+        ("c3 c4", cell),
+        ("c\x003", cell),
+        ("\x1b[31mc3", cell),
+        ("a1\udcff", cell),
         ("save", "save needs a file name: save FILE"),
     ]
     answers = ["c3", *(line for line, _ in bad), "", "   ", "quit"]

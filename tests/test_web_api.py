@@ -467,12 +467,14 @@ def test_a_body_too_large(client: TestClient) -> None:
 
 
 BAD_ON_A_GAME = [
-    ("moves", {"cell": 25}, 400, "InvalidMoveError", "not on the board"),
-    ("moves", {"cell": "z9"}, 400, "InvalidMoveError", "z9"),
-    ("moves", {"cell": 1.5}, 400, "InvalidMoveError", "1.5"),
-    ("moves", {"cell": True}, 400, "InvalidMoveError", "True"),
-    ("moves", {"cell": [9, 9]}, 400, "InvalidMoveError", "not on the board"),
-    ("moves", {"cell": {"x": 1}}, 400, "InvalidMoveError", "not a cell"),
+    # A move that is no cell is named as JSON wrote it, and the forms offered are JSON's.
+    ("moves", {"cell": 25}, 400, "InvalidMoveError", "25 is not a cell of this 5x5 board"),
+    ("moves", {"cell": "z9"}, 400, "InvalidMoveError", '"z9" is not a cell'),
+    ("moves", {"cell": 1.5}, 400, "InvalidMoveError", "1.5 is not a cell"),
+    ("moves", {"cell": True}, 400, "InvalidMoveError", "true is not a cell"),
+    ("moves", {"cell": [9, 9]}, 400, "InvalidMoveError", "[9, 9] is not a cell"),
+    ("moves", {"cell": [2]}, 400, "InvalidMoveError", "or [x, y] with 0 <= x < 5"),
+    ("moves", {"cell": {"x": 1}}, 400, "InvalidMoveError", '{"x": 1} is not a cell'),
     ("moves", {}, 400, "BadRequest", "needs a cell"),
     ("moves", {"cell": "a1", "colour": 1}, 400, "BadRequest", "unknown field"),
     ("moves", {"cell": "c3"}, 409, "IllegalMoveError", "illegal move c3 (cell 12)"),
@@ -486,6 +488,7 @@ BAD_ON_A_GAME = [
     ("analysis", {"simulations": 10**9}, 400, "ConfigError", "simulations"),
     ("analysis", {"simulations": "many"}, 400, "ConfigError", "simulations"),
     ("hint", {"ai": "greedy"}, 400, "BadRequest", "unknown field 'ai'; it takes none"),
+    ("rematch", {"swap": "yes"}, 400, "ConfigError", "expected true or false"),
 ]
 
 

@@ -43,6 +43,7 @@ from colorwars.errors import (
     ColorwarsError,
     ConfigError,
     FileError,
+    InvalidMoveError,
     InvalidPlayerError,
     show,
 )
@@ -730,7 +731,14 @@ class TerminalGame:
         number = text.isascii() and text.isdigit() and len(text) <= 9
         try:
             self.play(int(text) if number else text.lower())
-        except ColorwarsError as e:  # not a cell of this board, or not a legal move
+        except InvalidMoveError:  # not a cell of this board: say what can be typed here
+            w, h = self.setup.width, self.setup.height
+            self.error(
+                f"invalid move: {show(text)} is not a cell of this board: type a cell's name, "
+                f"a column a to {column_name(w - 1)} and a row 1 to {h} (such as c3), or its "
+                f"number 0 to {w * h - 1}"
+            )
+        except ColorwarsError as e:  # not a legal move
             self.error(str(e))
 
     def error(self, message: str) -> None:

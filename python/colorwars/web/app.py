@@ -635,7 +635,7 @@ def create_app(
             cell = int(cell)
         trial = game.game.copy()
         try:
-            played = trial.play(cell)  # type: ignore[arg-type]  # the engine checks the type
+            played = limits.play_json(trial, cell)
         except ColorwarsError as e:
             return {"cell": cell, "legal": False, "reason": str(e)}
         return {"cell": played, "name": trial.cell_name(played), "legal": True, "reason": None}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import json
 import os
 import secrets
 import threading
@@ -29,12 +30,13 @@ from typing import Any
 
 from colorwars import _core
 from colorwars import _validate as check
-from colorwars._common import PLAYER_COLOURS, PLAYER_LETTERS
+from colorwars._common import PLAYER_COLOURS, PLAYER_LETTERS, column_name
 from colorwars.errors import (
     ColorwarsError,
     ConfigError,
     IllegalMoveError,
     InvalidIndexError,
+    InvalidMoveError,
     InvalidPlayerError,
     InvalidPlayersError,
 )
@@ -751,10 +753,8 @@ class LiveGame:
         to move; the state with the move and its cascade's waves. The game is unchanged on
         any error."""
         self.check_ply(ply)
-        if isinstance(move, list):
-            move = tuple(move)
         mover = self.game.to_move
-        cell = self.game.play(move)  # type: ignore[arg-type]  # the engine checks the type
+        cell = play_json(self.game, move)
         self.movers.append(mover)
         return self._after(cell, mover)
 
@@ -1236,6 +1236,23 @@ def options() -> dict[str, Any]:
     }
 
 
+def play_json(game: Game, move: object) -> int:
+    """Plays ``move`` as JSON gives it (a cell index, a name such as ``"c3"`` or ``[x, y]``) on
+    ``game``; a move that is no cell of the board is an ``InvalidMoveError`` in JSON's words
+    (the engine's own offers Python's ``(x, y)``)."""
+    try:
+        return game.play(tuple(move) if isinstance(move, list) else move)  # type: ignore[arg-type]
+    except InvalidMoveError:
+        w, h = game.width, game.height
+        given = json.dumps(move)
+        given = given if len(given) <= 40 else given[:37] + "..."
+        raise InvalidMoveError(
+            f"invalid move: {given} is not a cell of this {w}x{h} board: a cell is an index 0 "
+            f'to {w * h - 1}, a name such as "c3" (a column a to {column_name(w - 1)}'
+            f" and a row 1 to {h}), or [x, y] with 0 <= x < {w} and 0 <= y < {h}"
+        ) from None
+
+
 def error_json(e: Exception) -> tuple[int, dict[str, Any]] | None:
     """The status and JSON body for an error a request ran into; None for an error that is
     not the client's (a bug: the server's generic 500)."""
@@ -1245,7 +1262,9 @@ def error_json(e: Exception) -> tuple[int, dict[str, Any]] | None:
         # A move the rules refuse in this position, or nothing to undo: the game's state is in
         # the way (409); anything else the request got wrong (400).
         status = 409 if isinstance(e, IllegalMoveError | InvalidIndexError) else 400
-        return status, {"error": str(e), "type": type(e).__name__}
+        # A flag in JSON's words (the checks are the Python API's).
+        message = str(e).replace("expected True or False", "expected true or false")
+        return status, {"error": message, "type": type(e).__name__}
     if isinstance(e, MemoryError):
         return 503, {"error": f"out of memory: {e}", "type": "MemoryError"}
     return None
