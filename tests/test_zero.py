@@ -377,6 +377,14 @@ def test_the_ladder_gives_time_to_players_without_a_budget() -> None:
     assert with_time(parse_player("greedy"), 0.1).name == "greedy"
 
 
+def test_the_ladders_default_board_is_the_command_lines() -> None:
+    """5 x 5 Color Wars, as ``colorwars ladder`` and every other entry point (it was 8 x 8
+    classic in Python alone)."""
+    r = ladder(["random", "greedy"], games_per_pair=2)
+    assert (r.size, r.rules.name) == ((5, 5), "colorwars")
+    assert r.games[0, 1] == 2
+
+
 def test_the_ladder_refuses_bad_requests() -> None:
     with pytest.raises(InvalidPlayerError, match="at least two"):
         ladder(["random"])

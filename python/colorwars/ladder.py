@@ -219,9 +219,9 @@ def _python_game(
 def ladder(
     players: Sequence[Any],
     games_per_pair: int = 20,
-    width: int = 8,
-    height: int = 8,
-    rules: RulesLike = "classic",
+    width: int = 5,
+    height: int = 5,
+    rules: RulesLike = "colorwars",
     time: float | None = None,
     seed: int = 0,
     threads: int = 0,
