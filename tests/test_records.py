@@ -90,6 +90,8 @@ def test_record_round_trip_and_checks() -> None:
         ("size: 3x3\nfirst: z\nmoves:", "first"),
         ("size: 3x3\nplayers: two\nmoves:", "players"),
         ("size: 40x3\nmoves:", "size"),
+        ("size: 3x3\nfirst: c\nmoves:", "first c, but a game of 2 players has the players a to b"),
+        ("size: 2x2\nplayers: 5\nmoves:", "at most the number of cells"),
         ("size: 3x3\nmoves: a1 a1", "move 2"),
         ("size: 3x3\nmoves: a1 q9", "move 2"),
     ],
@@ -97,3 +99,9 @@ def test_record_round_trip_and_checks() -> None:
 def test_bad_records(text: str, match: str) -> None:
     with pytest.raises(InvalidRecordError, match=match):
         GameRecord.parse(text).replay()
+
+
+def test_a_record_whose_setup_is_no_game_is_refused_as_it_is_read() -> None:
+    """Before anything (a replay's header) reads it as a game."""
+    with pytest.raises(InvalidRecordError, match="first c"):
+        GameRecord.parse("size: 3x3\nfirst: c\nmoves:")

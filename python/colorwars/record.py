@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from colorwars import _validate as check
 from colorwars._common import PLAYER_LETTERS, Move, Wave
 from colorwars._validate import show
 from colorwars.errors import ColorwarsError, InvalidRecordError
@@ -137,12 +138,22 @@ class GameRecord:
             rules = Rules.parse(values.get("rules", "colorwars"))
         except ColorwarsError as e:
             raise InvalidRecordError(f"invalid record: {e}") from None
+        players, first = int(players_text), PLAYER_LETTERS.index(first_text)
+        if 2 <= players <= 8 and first >= players:
+            raise InvalidRecordError(
+                f"invalid record: first {first_text}, but a game of {players} players has the "
+                f"players a to {PLAYER_LETTERS[players - 1]}"
+            )
+        try:  # the whole setup, before anything reads the record as a game
+            check.config(int(width_text), int(height_text), players, rules, first)
+        except ColorwarsError as e:
+            raise InvalidRecordError(f"invalid record: {e}") from None
         return GameRecord(
             width=int(width_text),
             height=int(height_text),
             rules=rules,
-            players=int(players_text),
-            first=PLAYER_LETTERS.index(first_text),
+            players=players,
+            first=first,
             moves=tuple(values["moves"].split()),
             result=values.get("result"),
             final=values.get("final"),
