@@ -183,7 +183,8 @@ def test_moves_need_record() -> None:
     ("kwargs", "error", "match"),
     [
         ({"seats": "minimax"}, InvalidPlayerError, "random, greedy"),
-        ({"seats": ["random"]}, InvalidPlayerError, "one per seat"),
+        ({"seats": ["random"]}, InvalidPlayerError, "or a list of one for each seat"),
+        ({"seats": ["foo"]}, InvalidPlayerError, "invalid player 'foo'"),  # the name, first
         ({"games": -1}, colorwars.ConfigError, "number of games"),
         ({"games": 1.5}, colorwars.ConfigError, "number of games"),
         ({"seed": -3}, colorwars.ConfigError, "seed"),

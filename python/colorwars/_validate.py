@@ -313,10 +313,9 @@ def evaluation_weights(value: object) -> tuple[int, ...]:
         fail(InvalidPlayerError, "evaluation weights", value, f"expected {wanted} whole numbers")
     items = list(value)  # type: ignore[call-overload]
     if len(items) != wanted:
-        fail(
-            InvalidPlayerError, "evaluation weights", f"{len(items)} numbers",
-            f"expected {wanted} whole numbers",
-        )  # fmt: skip
+        raise InvalidPlayerError(
+            f"invalid evaluation weights: {len(items)} given, expected {wanted} whole numbers"
+        )
     return tuple(whole(w, "evaluation weight", -1_000_000, 1_000_000, InvalidPlayerError)
                  for w in items)  # fmt: skip
 

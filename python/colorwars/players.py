@@ -579,12 +579,13 @@ def seat_players(policies: object, seats: int) -> list[Player]:
             InvalidPlayerError,
             "players",
             policies,
-            "expected a player (object or name) for every seat, or a list with one per seat",
+            "expected one player (object or name) for all the seats, or a list of one for each "
+            "seat",
         )
-    items = list(policies)
-    if len(items) != seats:
+    players = [as_player(item) for item in policies]  # a name that is no player first
+    if len(players) != seats:
         raise InvalidPlayerError(
-            f"invalid players: {len(items)} given for {seats} seats; give one player for every "
-            "seat or one per seat"
+            f"invalid players: {len(players)} given for {seats} seats; give one player for all "
+            "the seats, or a list of one for each seat"
         )
-    return [as_player(item) for item in items]
+    return players

@@ -251,7 +251,8 @@ def simulate(
     """Plays ``games`` complete games natively, on ``threads`` threads (0: all cores) with the
     GIL released, and returns per-game numpy arrays.
 
-    ``seats`` is one player for every seat or one per seat (``players`` is their count):
+    ``seats`` is one player for all the seats, or a list of one for each seat (``players`` is
+    their count):
     ``"random"`` (uniform over legal moves), ``"greedy"`` (the move leaving the mover the
     most orbs after its cascade, ties broken at random), ``"mcts[:SIMULATIONS]"`` or
     ``"alphabeta[:DEPTH]"``, or ``colorwars.ai`` player objects (``MCTS(simulations=200)``,

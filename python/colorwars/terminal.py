@@ -196,8 +196,8 @@ def setup(
     elif len(names) != n:
         raise InvalidPlayerError(
             f"invalid seats {show(seats)}: {len(names)} given for {n} players; give one "
-            "player for every seat or one per seat (human, ai, random, greedy, "
-            "mcts[:SIMULATIONS], alphabeta[:DEPTH])"
+            "player for all the seats, or one for each seat (human, ai, random, greedy, "
+            "mcts, alphabeta, learned, zero, zeroab, perfect, or engine:COMMAND)"
         )
     chosen = tuple(None if name == HUMAN else _player(name, n) for name in names)
     helper = _player(hint or AI, n)
