@@ -176,3 +176,19 @@ def test_close_ends_the_environment() -> None:
     for call in (env.reset, env.sample_legal, lambda: env.step([0, 0, 0, 0])):
         with pytest.raises(ConfigError, match="closed"):
             call()
+
+
+def test_the_games_exist_before_any_reset() -> None:
+    """docs/adapters.md: a step before any reset plays on the empty boards, and sample_legal
+    draws as after reset(seed=0)."""
+    fresh = colorwars.VectorEnv(num_envs=3, width=3, height=3)
+    seeded = colorwars.VectorEnv(num_envs=3, width=3, height=3)
+    seeded.reset(seed=0)
+    actions = fresh.sample_legal()
+    np.testing.assert_array_equal(actions, seeded.sample_legal())
+    obs, rewards, terminated, _, info = fresh.step(actions)
+    assert not rewards.any()
+    np.testing.assert_array_equal(obs, seeded.step(actions)[0])
+    assert not terminated.any()
+    assert (info["to_move"] == 1).all()
+    assert (obs.reshape(3, -1).sum(axis=1) > 0).all()  # each game holds the first move's orbs
