@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import re
 import signal
@@ -685,6 +686,31 @@ def test_serve_on_the_command_line(tmp_path: Any) -> None:
         finally:
             child.send_signal(signal.SIGINT)
             code = child.wait(timeout=20)
+    assert code == 0
+
+
+def test_serve_open_says_so_where_no_browser_opens(tmp_path: Any) -> None:
+    """`--open` with no browser to open (here one that fails) says where the page is rather
+    than nothing."""
+    db = str(tmp_path / "games.sqlite3")
+    env = {**os.environ, "BROWSER": "false"}
+    with subprocess.Popen(
+        [sys.executable, "-m", "colorwars.cli", "serve", "--port", "0", "--db", db, "--open"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as child:
+        try:
+            assert child.stdout is not None
+            first = child.stdout.readline()
+            second = child.stdout.readline()
+        finally:
+            child.send_signal(signal.SIGINT)
+            code = child.wait(timeout=20)
+    url = re.search(r"http://127\.0\.0\.1:\d+/", first)
+    assert url, first
+    assert second == f"colorwars: no web browser to open here: open {url[0]} in one\n"
     assert code == 0
 
 

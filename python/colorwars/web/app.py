@@ -818,8 +818,8 @@ def serve(
                     "reachable from the network: anyone who can reach this machine can open "
                     "the page; share " + (", ".join(shared) or "this machine's address")
                 )
-            if open_browser:
-                webbrowser.open(url)
+            if open_browser and not webbrowser.open(url):
+                announce(f"no web browser to open here: open {url} in one")
 
     threading.Thread(target=ready, daemon=True).start()
     try:

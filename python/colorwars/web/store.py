@@ -384,7 +384,7 @@ def hint(game: Game, seed: int) -> dict[str, Any]:
             moves = proof["moves"]
             losing = moves.get(str(cell), {}).get("winner") not in (None, mover)
             why = (
-                f"every move loses against perfect play ({proof['reason']}); {name} picks the "
+                f"every move loses against perfect play: {proof['reason']}; {name} picks the "
                 "one it rates best"
                 if losing
                 else f"{name}'s choice"
