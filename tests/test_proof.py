@@ -590,3 +590,32 @@ def test_the_second_player_wins_5x5_color_wars() -> None:
     assert set(proof.moves.values()) == {1}
     replays_to(5, 5, "colorwars", proof.line, 1)
     assert walk_strategy(5, 5, rules="colorwars") > 1000
+
+
+def test_a_split_run_out_of_time_reads_no_group_past_its_grace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a big board each group's read expands a thousand positions or two (seconds on
+    32 x 32): a run whose time is up stops reading groups once the grace is spent, rather than
+    read every group of first moves (it overran a one-second budget by minutes)."""
+    from colorwars import proof
+
+    calls: list[float | None] = []
+    real = proof._core.prove
+
+    def counting(*args: object, **kw: object) -> object:
+        calls.append(args[2])  # type: ignore[arg-type]  # the seconds it may take
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(proof._core, "prove", counting)
+    monkeypatch.setattr(proof, "READ_GRACE", 0.0)
+    p = colorwars.prove(12, 12, rules="classic", time=0.2)
+    assert p.winner is None
+    assert p.complete is False
+    assert len(calls) == 1  # the position's search; no read after the time was up
+    # With grace, every read is bounded by what is left of it.
+    calls.clear()
+    monkeypatch.setattr(proof, "READ_GRACE", 0.5)
+    colorwars.prove(12, 12, rules="classic", time=0.2)
+    assert len(calls) > 1
+    assert all(s is not None and s <= 0.5 for s in calls[1:])

@@ -647,6 +647,10 @@ def _prove(
     )
 
 
+#: Seconds past a split run's time that reading the groups' results from the table may take.
+READ_GRACE = 0.2
+
+
 def _read_groups(
     game: Any,
     table: Any,
@@ -671,9 +675,18 @@ def _read_groups(
     # search proves "the mover does not win" where the opponent's own search would prove
     # "the opponent wins").
     mover = game.to_move
+    late_since: float | None = None
     for group in groups:
         if not is_open(group):
             continue
+        # Time up and the position not proven: the groups not read within the grace stay
+        # open (on a big board a read expands a thousand positions or two, seconds' work).
+        budget = left()
+        if not every_group and budget == 0.0:
+            late_since = _time.perf_counter() if late_since is None else late_since
+            budget = READ_GRACE - (_time.perf_counter() - late_since)
+            if budget <= 0:
+                break
         child = game.copy()
         child.play(group[0])
         first: int | None = mover
@@ -682,7 +695,7 @@ def _read_groups(
             # (the line included), from the position's side, then from the group's own.
             for side in (mover, None):
                 winner, line, n, _, _, _ = _core.prove(
-                    child, table, None, None, 0.1, False, 1, 1, first=side
+                    child, table, budget, None, 0.1, False, 1, 1, first=side
                 )
                 positions += n
                 if winner is not None:
