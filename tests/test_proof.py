@@ -619,3 +619,23 @@ def test_a_split_run_out_of_time_reads_no_group_past_its_grace(
     colorwars.prove(12, 12, rules="classic", time=0.2)
     assert len(calls) > 1
     assert all(s is not None and s <= 0.5 for s in calls[1:])
+
+
+@pytest.mark.parametrize("split", [True, False])
+def test_a_checkpoint_saved_on_an_interrupt_counts_the_positions_searched(
+    tmp_path: Path, split: bool
+) -> None:
+    """Ctrl-C (here from the progress callback) saves the checkpoint with the positions the
+    interrupted search had taken; it recorded 0, and the resumed run's total left them out."""
+    path = tmp_path / "cut.proofs"
+    seen: list[int] = []
+
+    def progress(message: str, positions: int) -> None:
+        seen.append(positions)
+        if positions > 20_000:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        colorwars.prove(5, 5, checkpoint=path, progress=progress, split=split)
+    header, _ = unseal(path, path.read_bytes(), CHECKPOINT_KIND, CHECKPOINT_FORMAT, "c")
+    assert header["positions"] >= max(seen) > 20_000

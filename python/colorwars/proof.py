@@ -402,6 +402,23 @@ def huge_pages_for(seconds: float | None) -> bool | None:
     return None if seconds is None or seconds >= LONG_RUN else False
 
 
+class _Searched:
+    """Counts the positions a proof's searches take, an interrupted search's too (the binding
+    puts its count on the exception): a checkpoint saved on Ctrl-C records them."""
+
+    def __init__(self, earlier: int) -> None:
+        self.total = earlier
+
+    def prove(self, *args: Any, **kw: Any) -> Any:
+        try:
+            found = _core.prove(*args, **kw)
+        except BaseException as e:
+            self.total += getattr(e, "positions", 0)
+            raise
+        self.total += found[2]
+        return found
+
+
 def _prove(
     game: Any,
     position: str,
@@ -429,7 +446,7 @@ def _prove(
     # Groups with no proof either way (a search that ended without a result before its
     # time): more time would not change that.
     stuck: set[int] = set()
-    total_positions = claims.positions
+    searched = _Searched(claims.positions)
     spent = claims.seconds
     start = _time.perf_counter()
     deadline = None if seconds is None else start + seconds
@@ -453,7 +470,7 @@ def _prove(
             "moves": moves,
             "lines": {str(c): line for c, line in lines.items()},
             "checked": {str(c): n for c, n in sizes.items()},
-            "positions": total_positions,
+            "positions": searched.total,
             "seconds": spent + _time.perf_counter() - start,
         }
         _save(path, data, table.proofs(SAVE_MIN_WORK))
@@ -461,7 +478,7 @@ def _prove(
     def report(message: str) -> Callable[..., None] | None:
         if progress is None:
             return None
-        base = total_positions
+        base = searched.total
 
         def tick(done: int, walked: int = 0) -> None:
             # With ``verify``, once the proof is found its check walks it: the count is then
@@ -523,10 +540,9 @@ def _prove(
                 budget = left()
                 if every is not None:
                     budget = every if budget is None else min(budget, every)
-                winner, line, positions, _, root_checked, stopped = _core.prove(
+                winner, line, _, _, root_checked, stopped = searched.prove(
                     game, table, budget, report("the position"), 0.1, verify, threads
                 )
-                total_positions += positions
                 if settle(None, winner, line, root_checked, stopped) is not None:
                     root_winner, root_line = winner, line
                     break
@@ -540,7 +556,7 @@ def _prove(
                     every = None
         else:
             if backend == "ray":
-                total_positions += _prove_on_ray(
+                searched.total += _prove_on_ray(
                     game,
                     [g for g in groups if is_open(g)],
                     settle,
@@ -557,7 +573,8 @@ def _prove(
                 # them sooner than group after group (5 x 6 Color Wars: 89 M positions
                 # against 117 M), and every group it proves is read from the table. Where
                 # the mover wins it needs one group: the others are proven after, in slices.
-                total_positions += _root_first(
+                _root_first(
+                    searched,
                     game,
                     table,
                     groups,
@@ -586,7 +603,7 @@ def _prove(
                             f"after {game.cell_name(group[0])} "
                             f"({done} of {len(groups)} groups proven, {slice_:.0f} s slices)"
                         )
-                        winner, line, positions, _, checked, stopped = _core.prove(
+                        winner, line, _, _, checked, stopped = searched.prove(
                             child,
                             table,
                             budget,
@@ -596,7 +613,6 @@ def _prove(
                             threads,
                             first=game.to_move,
                         )
-                        total_positions += positions
                         settle(group[0], winner, line, checked, stopped)
                         save()
                     slice_ *= 2
@@ -633,7 +649,7 @@ def _prove(
         position,
         root_winner,
         root_line,
-        total_positions,
+        searched.total,
         spent + _time.perf_counter() - start,
         groups,
         moves,
@@ -652,6 +668,7 @@ READ_GRACE = 0.2
 
 
 def _read_groups(
+    searched: _Searched,
     game: Any,
     table: Any,
     groups: list[list[int]],
@@ -662,13 +679,12 @@ def _read_groups(
     threads: int,
     every_group: bool,
     report: Callable[[str], Callable[..., None] | None],
-) -> tuple[int, bool]:
+) -> bool:
     """Settles the open groups whose result the table holds (with ``every_group``, the
     position is proven lost for its mover, so every group is proven: a proof the table has
-    lost since is found again). Returns the positions it took, and whether some group's
+    lost since is found again). Returns whether some group's
     proofs were found only from its own mover's side (a checkpoint of an earlier version,
     whose groups were proven that way: a search of the whole position would not see them)."""
-    positions = 0
     other_side = False
     # The position's search tries its mover's win: its proofs of the groups are read from the
     # same side (where positions can repeat, each side's proofs are kept apart, and that
@@ -694,10 +710,9 @@ def _read_groups(
             # Only what the table holds: a search of a thousand or two positions at most
             # (the line included), from the position's side, then from the group's own.
             for side in (mover, None):
-                winner, line, n, _, _, _ = _core.prove(
+                winner, line, _, _, _, _ = searched.prove(
                     child, table, budget, None, 0.1, False, 1, 1, first=side
                 )
-                positions += n
                 if winner is not None:
                     first = side
                     break
@@ -711,15 +726,15 @@ def _read_groups(
         # Proven: the line (and with ``verify`` the walk, whose progress is reported) from
         # the table.
         tick = report(f"after {game.cell_name(group[0])}") if verify else None
-        winner, line, n, _, checked, stopped = _core.prove(
+        winner, line, _, _, checked, stopped = searched.prove(
             child, table, left(), tick, 0.1, verify, threads, first=first
         )
-        positions += n
         settle(group[0], winner, line, checked, stopped)
-    return positions, other_side
+    return other_side
 
 
 def _root_first(
+    searched: _Searched,
     game: Any,
     table: Any,
     groups: list[list[int]],
@@ -731,20 +746,18 @@ def _root_first(
     verify: bool,
     threads: int,
     every: float | None,
-) -> int:
+) -> None:
     """A split run's first phase: the position searched whole (in parts of ``every``
     seconds with a checkpoint, each followed by a save), then each group's result read from
-    the table. Returns the positions searched. A table that starts with proofs (a
-    checkpoint's) is read first; if it holds groups proven from their own mover's side only
-    (an earlier version's checkpoint), the position is not searched whole: the groups go on
-    in turn, as they were proven."""
-    positions = 0
+    the table. A table that starts with proofs (a checkpoint's) is read first; if it holds
+    groups proven from their own mover's side only (an earlier version's checkpoint), the
+    position is not searched whole: the groups go on in turn, as they were proven."""
     if table.filled > 0:
-        positions, other_side = _read_groups(
-            game, table, groups, is_open, settle, left, verify, threads, False, report
+        other_side = _read_groups(
+            searched, game, table, groups, is_open, settle, left, verify, threads, False, report
         )
         if other_side:
-            return positions
+            return
     while any(is_open(g) for g in groups):
         budget = left()
         if budget is not None and budget <= 0:
@@ -753,19 +766,16 @@ def _root_first(
             budget = every if budget is None else min(budget, every)
         done = sum(not is_open(g) for g in groups)
         name = f"the position ({done} of {len(groups)} groups proven)"
-        winner, _, n, _, _, stopped = _core.prove(
+        winner, _, _, _, _, stopped = searched.prove(
             game, table, budget, report(name), 0.1, False, threads
         )
-        positions += n
         lost = winner is not None and winner != game.to_move
-        n, _ = _read_groups(
-            game, table, groups, is_open, settle, left, verify, threads, lost, report
+        _read_groups(
+            searched, game, table, groups, is_open, settle, left, verify, threads, lost, report
         )
-        positions += n
         save()
         if winner is not None or not stopped or every is None:
             break
-    return positions
 
 
 def _prove_on_ray(

@@ -169,6 +169,9 @@ where
         })
     })?;
     if let Some(Some(e)) = run.failure {
+        // What the work had done when it stopped (Ctrl-C, an error in a callback), for a
+        // caller that keeps count across calls (a proof's checkpoint).
+        let _ = e.value(py).setattr("positions", run.done);
         return Err(e);
     }
     if let Some(cb) = progress {
