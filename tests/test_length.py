@@ -289,3 +289,21 @@ def test_the_cli_keeps_a_length_search_in_a_checkpoint(
     err = capsys.readouterr().err
     assert "not a length-table checkpoint" in err
     assert err.count("\n") == 1
+
+
+def test_a_checkpoint_in_use_is_refused_not_written_over(tmp_path: Path) -> None:
+    """The length search locks its checkpoint as a proof does: it ran beside a proof on the
+    same file and wrote its table over the proofs."""
+    from colorwars import _files
+    from colorwars.errors import FileError
+
+    path = tmp_path / "shared.proofs"
+    # Another run (a proof) holds it.
+    with (
+        _files.locked(path, "checkpoint"),
+        pytest.raises(FileError, match="is in use by another run"),
+    ):
+        colorwars.exact_length(3, 3, "classic", memory="16M", checkpoint=path)
+    assert not path.exists()
+    colorwars.exact_length(3, 3, "classic", memory="16M", checkpoint=path)  # free again
+    assert path.exists()

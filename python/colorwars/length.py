@@ -14,6 +14,7 @@ finishes: the winner as fast as it can, the loser holding out as long as it can.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -159,17 +160,21 @@ def exact_length(
     position = game.to_text()
     # The core's result: the Length's fields from the winner to the check, in order, then
     # whether it stopped (the plies say so) and what the checkpoint's earlier runs took.
-    found = _core.exact_length(
-        game,
-        nbytes,
-        seconds,
-        start=start,
-        verify=verify,
-        progress=_progress_of(progress, check_progress, verify),
-        checkpoint=path,
-        save_every=every,
-        huge_pages=huge_pages_for(seconds),
-    )
+    # The checkpoint is locked for the run, as a proof's is: a second run on the same file
+    # (of either method) is a FileError at once, not two runs writing over each other.
+    lock = contextlib.nullcontext() if path is None else _files.locked(path, "checkpoint")
+    with lock:
+        found = _core.exact_length(
+            game,
+            nbytes,
+            seconds,
+            start=start,
+            verify=verify,
+            progress=_progress_of(progress, check_progress, verify),
+            checkpoint=path,
+            save_every=every,
+            huge_pages=huge_pages_for(seconds),
+        )
     return Length(
         game.width,
         game.height,
