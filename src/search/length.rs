@@ -221,12 +221,31 @@ impl LengthTable {
     /// `CHECKPOINT_MAGIC`, the version (u32), `info`, the entry count (u64), each entry's
     /// fields (26 bytes), and a CRC-32 of everything before it; little-endian throughout.
     pub fn save(&self, path: &std::path::Path, info: &CheckpointInfo) -> std::io::Result<()> {
-        use std::io::Write;
+        // A temporary file of this process's own next to it, renamed over the checkpoint once
+        // whole, and removed if the write fails (a full disk must not keep a part of it).
+        let pid = std::process::id();
         let tmp = path.with_extension(match path.extension() {
-            Some(e) => format!("{}.tmp", e.to_string_lossy()),
-            None => "tmp".to_string(),
+            Some(e) => format!("{}.{pid}.tmp", e.to_string_lossy()),
+            None => format!("{pid}.tmp"),
         });
-        let file = std::fs::File::create(&tmp)?;
+        let written = self.write_to(&tmp, info);
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+            return written;
+        }
+        std::fs::rename(&tmp, path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    }
+
+    /// The checkpoint's bytes into `tmp`, synced to the disk.
+    fn write_to(&self, tmp: &std::path::Path, info: &CheckpointInfo) -> std::io::Result<()> {
+        use std::io::Write;
+        let file = std::fs::File::create(tmp)?;
         let mut out = Crc32Writer {
             inner: std::io::BufWriter::with_capacity(1 << 23, file),
             crc: crc32fast::Hasher::new(),
@@ -260,13 +279,7 @@ impl LengthTable {
         let mut inner = out.inner;
         inner.write_all(&crc.to_le_bytes())?;
         let file = inner.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)?;
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::File::open(dir)?.sync_all()?;
-        }
-        Ok(())
+        file.sync_all()
     }
 
     /// A table of about `bytes` (as `new`) holding a checkpoint's entries, and what the
@@ -1549,7 +1562,24 @@ mod tests {
             seconds: 0.5,
         };
         table.save(&path, &info).unwrap();
-        assert!(!dir.join("4x4.table.tmp").exists());
+        let leftovers = |dir: &std::path::Path| {
+            std::fs::read_dir(dir)
+                .unwrap()
+                .filter(|e| {
+                    e.as_ref()
+                        .unwrap()
+                        .path()
+                        .to_string_lossy()
+                        .ends_with(".tmp")
+                })
+                .count()
+        };
+        assert_eq!(leftovers(&dir), 0);
+        // A save that fails (here the rename, over a folder) leaves no temporary file.
+        let folder = dir.join("taken.table");
+        std::fs::create_dir_all(folder.join("inside")).unwrap();
+        assert!(table.save(&folder, &info).is_err());
+        assert_eq!(leftovers(&dir), 0);
         // The same table back, entry for entry, and what it says it is for.
         let (mut back, said) = LengthTable::load(&path, 1 << 22, None).unwrap();
         assert_eq!(said, info);
