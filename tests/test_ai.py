@@ -320,6 +320,16 @@ def test_bad_arguments_are_clear_errors() -> None:
         ai.tournament([ai.Random(), ai.Greedy()], 2, address="127.0.0.1:1")
     with pytest.raises(colorwars.ConfigError, match="the Ray cluster's address, a text"):
         ai.tournament([ai.Random(), ai.Greedy()], 2, backend="ray", address=5)  # type: ignore[arg-type]
+    # The same checks in every call that takes a backend (prove and simulate took any
+    # address without Ray, and prove ran backend="ray" unsplit locally).
+    with pytest.raises(colorwars.ConfigError, match="an address goes with backend='ray', not"):
+        colorwars.prove(3, 3, address="x")
+    with pytest.raises(colorwars.ConfigError, match="an address goes with backend='ray', not"):
+        colorwars.simulate(games=2, address="x")
+    with pytest.raises(colorwars.ConfigError, match="the Ray cluster's address, a text"):
+        colorwars.prove(3, 3, backend="ray", address=5)  # type: ignore[arg-type]
+    with pytest.raises(colorwars.ConfigError, match="does not search the position unsplit"):
+        colorwars.prove(3, 3, backend="ray", split=False)
 
 
 def test_tournament_and_openings_report_progress() -> None:

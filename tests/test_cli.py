@@ -488,7 +488,7 @@ def test_play_commands_and_bad_input(
     monkeypatch.setattr(cli, "_ask", lambda game, prompt: next(answers))
     assert main(["play", "--opponent", "random"]) == 0
     out = capsys.readouterr().out
-    assert "is not on this 5x5 board" in out
+    assert "'z9' is not a cell of this board: type a cell's name" in out
     assert "nothing to undo" in out
     assert "hint: " in out
     assert out.rstrip().endswith("bye")

@@ -9,6 +9,7 @@ import importlib.util
 import inspect
 import io
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -202,6 +203,14 @@ def test_missing_ray_is_a_missing_extra_error(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.raises(colorwars.MissingExtraError, match=r"colorwars\[ray\]"):
         colorwars.simulate(games=10, backend="ray")
+
+    # A folder named ray where Python looks first (Ray keeps its files in /tmp/ray) is a
+    # namespace package, not Ray: the same error, naming the folder.
+    shadow = types.ModuleType("ray")
+    shadow.__path__ = ["/tmp/ray"]
+    monkeypatch.setitem(sys.modules, "ray", shadow)
+    with pytest.raises(colorwars.MissingExtraError, match=r"the folder /tmp/ray"):
+        colorwars.prove(3, 3, backend="ray")
 
 
 @pytest.mark.parametrize(

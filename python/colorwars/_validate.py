@@ -360,6 +360,17 @@ def choice(value: object, what: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def backend(value: object, address: object) -> tuple[str, str | None]:
+    """The backend (``"local"`` or ``"ray"``) and the Ray cluster's address, if any (only
+    with ``"ray"``)."""
+    chosen = choice(value, "backend", ("local", "ray"))
+    if address is not None and not isinstance(address, str):
+        fail(ConfigError, "address", address, "expected the Ray cluster's address, a text")
+    if address is not None and chosen != "ray":
+        fail(ConfigError, "address", address, f"an address goes with backend='ray', not {chosen!r}")
+    return chosen, address
+
+
 def memory_limit() -> int:
     """The bytes a call may plan to use: the machine's memory, or less where the process is
     limited (``ulimit -v``, a cgroup)."""

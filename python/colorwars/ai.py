@@ -23,7 +23,7 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars._deprecation import renamed_argument
 from colorwars.engine import Engine
-from colorwars.errors import ConfigError, InvalidPlayerError
+from colorwars.errors import InvalidPlayerError
 from colorwars.ladder import LadderResult, _is_native, ladder, play_game
 from colorwars.perfect import Perfect, PerfectDecision
 from colorwars.players import (
@@ -77,14 +77,7 @@ GAME_BYTES = 64
 
 def _backend(backend: object, address: object) -> tuple[str, str | None]:
     """The backend (``"local"`` or ``"ray"``) and the Ray cluster's address, if any."""
-    backend = check.choice(backend, "backend", ("local", "ray"))
-    if address is not None and not isinstance(address, str):
-        check.fail(ConfigError, "address", address, "expected the Ray cluster's address, a text")
-    if address is not None and backend != "ray":
-        check.fail(
-            ConfigError, "address", address, f"an address goes with backend='ray', not {backend!r}"
-        )
-    return backend, address
+    return check.backend(backend, address)
 
 
 def _players_list(players: object, what: str) -> list[Player]:

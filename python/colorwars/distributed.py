@@ -61,6 +61,13 @@ def _cluster(address: str | None) -> Iterator[Any]:
         import ray
     except ImportError:
         raise missing_extra("ray", "the Ray backend needs Ray", "ray") from None
+    if not hasattr(ray, "is_initialized"):
+        # A folder named ray where Python looks first (Ray keeps its session files in
+        # /tmp/ray): a namespace package, not Ray.
+        where = ", ".join(getattr(ray, "__path__", [])) or "here"
+        raise missing_extra(
+            "ray", f"the Ray backend needs Ray (the module ray found is the folder {where})", "ray"
+        )
     if ray.is_initialized():
         yield ray
         return

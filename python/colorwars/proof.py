@@ -359,12 +359,18 @@ def prove(
         check.fail(
             ConfigError, "progress", progress, "expected a function(message, positions) or None"
         )
-    backend = check.choice(backend, "backend", ("local", "ray"))
+    backend, address = check.backend(backend, address)
+    if backend == "ray" and not split:
+        check.fail(
+            ConfigError, "backend", backend, "the Ray backend proves each group of first moves "
+            "as a task: it does not search the position unsplit (split=False, --no-split)"
+        )  # fmt: skip
     every = (
         None
         if save_every is None
         else check.number(save_every, "save_every", SAVE_EVERY_LEAST, 1e9)
     )
+
     n = 1 if threads is None else check.whole(threads, "threads", 0, MAX_THREADS)
     if n == 0:
         n = 1 if backend == "ray" else min(cores(), MAX_THREADS)

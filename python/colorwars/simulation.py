@@ -280,10 +280,8 @@ def simulate(
     seed = check.seed(seed)
     threads = check.threads(threads)
     max_plies = check.max_plies(max_plies)
-    backend = check.choice(backend, "backend", ("local", "ray"))
+    backend, address = check.backend(backend, address)
     record = check.flag(record, "record")
-    if address is not None and not isinstance(address, str):
-        check.fail(ConfigError, "address", address, "expected the Ray cluster's address or None")
     if progress is not None and not callable(progress):
         check.fail(ConfigError, "progress", progress, "expected a function(done, total) or None")
     chosen = seat_players(seats, players)
@@ -310,8 +308,8 @@ def simulate(
             args["seats"] = specs
         arrays = run_sharded(args, games, shards, address, record, progress)
     else:
-        if shards is not None or address is not None:
-            raise ConfigError("shards and address go with backend='ray'")
+        if shards is not None:
+            raise ConfigError(f"shards go with backend='ray', not {backend!r}")
         if fast:
             arrays = _core.simulate(
                 c, [spec.kind for spec in specs], seed, games, threads=threads,
