@@ -300,8 +300,13 @@ def test_a_checkpoint_of_another_position_or_no_checkpoint_is_refused(tmp_path: 
         colorwars.prove(2, 3, checkpoint=junk)
     torn = tmp_path / "torn.bin"
     torn.write_bytes(path.read_bytes()[:-5])
-    with pytest.raises(ConfigError, match="truncated"):
+    with pytest.raises(ConfigError, match=r"where the header says \d+ \(cut short\)"):
         colorwars.prove(2, 3, rules="classic", checkpoint=torn)
+    # Longer than it should be is not called cut short.
+    grown = tmp_path / "grown.bin"
+    grown.write_bytes(path.read_bytes() + b"xyz")
+    with pytest.raises(ConfigError, match=r"\(something added after it\)"):
+        colorwars.prove(2, 3, rules="classic", checkpoint=grown)
 
 
 @pytest.mark.parametrize(

@@ -302,7 +302,8 @@ def unseal(
         raise bad("the header does not describe its body")
     body = data[check_end + 1 :]
     if len(body) != size:
-        raise bad(f"the body is {len(body)} bytes where the header says {size} (truncated?)")
+        how = "cut short" if len(body) < size else "something added after it"
+        raise bad(f"the body is {len(body)} bytes where the header says {size} ({how})")
     if digest(body) != body_digest:
         raise bad("the body's checksum does not match (the file is damaged)")
     return header, body

@@ -1020,7 +1020,7 @@ def build_parser() -> argparse.ArgumentParser:
         "with --method length, depth-bounded proof-number search proves the exact length. "
         "Without --method, the method is the one the options given are for (--time, "
         "--checkpoint and the like: pn; --start: length); an option the method does not take "
-        "is an error. Exit status 3 if nothing was proven in time.",
+        "is an error. Exit status 3 if the position's winner was not proven in time.",
     )
     solve.add_argument("size", type=_size, help="WIDTHxHEIGHT, e.g. 3x3")
     solve.add_argument(
