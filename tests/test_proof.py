@@ -644,3 +644,28 @@ def test_a_checkpoint_saved_on_an_interrupt_counts_the_positions_searched(
         colorwars.prove(5, 5, checkpoint=path, progress=progress, split=split)
     header, _ = unseal(path, path.read_bytes(), CHECKPOINT_KIND, CHECKPOINT_FORMAT, "c")
     assert header["positions"] >= max(seen) > 20_000
+
+
+def test_a_proof_whose_checkpoint_cannot_be_written_still_gives_its_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A full disk at the last save lost a finished proof: only the error was printed."""
+    from colorwars import proof
+    from colorwars.errors import FileError
+
+    def full(path: Path, *args: object) -> None:
+        raise FileError(f"cannot write checkpoint {path}: No space left on device")
+
+    monkeypatch.setattr(proof, "_save", full)
+    path = tmp_path / "p.proofs"
+    p = colorwars.prove(3, 3, rules="classic", checkpoint=path)
+    assert (p.winner, p.complete) == (0, True)
+    assert p.unsaved == f"cannot write checkpoint {path}: No space left on device"
+    assert main(["solve", "3x3", "--rules", "classic", "--method", "pn", "--no-progress",
+                 "--checkpoint", str(path)]) == 2  # fmt: skip
+    out, err = capsys.readouterr()
+    assert out.startswith("3x3 classic: player a wins")
+    assert err == (
+        f"error: cannot write checkpoint {path}: No space left on device (the result above "
+        "stands; its proofs were not kept)\n"
+    )

@@ -514,6 +514,10 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
         head, _, rest = said.partition(":")
         said = f"{head} after {' '.join(moves)}:{rest}"
     console.print(Text(said), soft_wrap=True)
+    if proof.unsaved is not None:
+        # The result above stands; what failed is keeping it.
+        note(f"error: {proof.unsaved} (the result above stands; its proofs were not kept)")
+        return 2
     if args.checkpoint is not None:
         console.print(Text(f"(proofs kept in {args.checkpoint})", style="dim"))
     return 0 if proof.winner is not None or proof.complete else 3

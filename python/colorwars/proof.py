@@ -121,6 +121,9 @@ class Proof:
     #: them too, so that a proof of several sessions reports its whole cost); 0 without one.
     earlier_positions: int = 0
     earlier_seconds: float = 0.0
+    #: Why the checkpoint could not be written at the end (a full disk), None when it was or
+    #: there is none: the result stands, but the proofs were not kept.
+    unsaved: str | None = None
 
     def name(self, cell: int) -> str:
         return f"{column_name(cell % self.width)}{cell // self.width + 1}"
@@ -461,6 +464,8 @@ def _prove(
     def left() -> float | None:
         return None if deadline is None else max(0.0, deadline - _time.perf_counter())
 
+    unsaved: list[str | None] = [None]
+
     def save() -> None:
         if path is None:
             return
@@ -479,7 +484,14 @@ def _prove(
             "positions": searched.total,
             "seconds": spent + _time.perf_counter() - start,
         }
-        _save(path, data, table.proofs(SAVE_MIN_WORK))
+        # A save that fails (a full disk) does not end the search: the result stands, and the
+        # failure is reported with it (``Proof.unsaved``) unless a later save succeeds.
+        try:
+            _save(path, data, table.proofs(SAVE_MIN_WORK))
+        except FileError as e:
+            unsaved[0] = str(e)
+        else:
+            unsaved[0] = None
 
     def report(message: str) -> Callable[..., None] | None:
         if progress is None:
@@ -636,8 +648,7 @@ def _prove(
     except BaseException:
         # What was proven is saved even when the run stops (Ctrl-C, an error); a failure to
         # save then must not hide why the run stopped.
-        with contextlib.suppress(FileError):
-            save()
+        save()
         raise
     save()
     moves = {g[0]: results.get(g[0]) for g in groups}
@@ -666,6 +677,7 @@ def _prove(
         capacity=table.capacity,
         earlier_positions=claims.positions,
         earlier_seconds=claims.seconds,
+        unsaved=unsaved[0],
     )
 
 
