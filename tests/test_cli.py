@@ -294,6 +294,7 @@ def test_solve_command(
         (["--method", "length", "--checkpoint", "c.t", "--save-every", "0.5"], "from 1 to 1e+09"),
         (["--checkpoint", "c.proofs", "--save-every", "nan"], "invalid --save-every nan"),
         (["--threads", "-1"], "invalid threads -1"),  # pn's options imply pn, which checks it
+        (["--max-depth", "0"], "invalid --max-depth 0: expected a whole number from 1"),
         (["--log-every", "-1"], "invalid --log-every -1: expected seconds from 0"),
         (["--method", "pn", "--log-every", "nan"], "invalid --log-every nan"),
     ],

@@ -1397,13 +1397,14 @@ _OPTION_NAMES = {
     "max_plies": "--max-plies",
     "games_per_pair": "--games",
     "save_every": "--save-every",
+    "max_depth": "--max-depth",
 }
 
 
 def _option_names(message: str) -> str:
     """An error's message with a setting's Python name given as the option's."""
     return re.sub(
-        r"^invalid (max_plies|games_per_pair|save_every)\b",
+        r"^invalid (" + "|".join(_OPTION_NAMES) + r")\b",
         lambda m: f"invalid {_OPTION_NAMES[m[1]]}",
         message,
     )
