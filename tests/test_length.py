@@ -307,3 +307,14 @@ def test_a_checkpoint_in_use_is_refused_not_written_over(tmp_path: Path) -> None
     assert not path.exists()
     colorwars.exact_length(3, 3, "classic", memory="16M", checkpoint=path)  # free again
     assert path.exists()
+
+
+def test_a_game_already_won_is_said_so_without_an_empty_line() -> None:
+    """It said "a win within 0 proven, within -1 refuted" and "line " with nothing after."""
+    g = colorwars.Game(2, 2, rules="classic")
+    while g.winner is None:
+        g.play(g.legal_moves()[0])
+    assert str(colorwars.exact_length(g)).endswith(
+        ": player a has won: 0 plies to go (0 positions, 0.0 s)"
+    )
+    assert str(colorwars.solve(g)).endswith(": player a has won (0 positions, 0.00 s)")

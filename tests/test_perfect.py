@@ -221,6 +221,11 @@ def test_perfect_keeps_tables_for_its_last_boards_and_pickles_without_them() -> 
     from colorwars import perfect as perfect_module
 
     player = Perfect(time=0.02, fallback="greedy", seed=3, memory=1 << 20, book=False)
+    # Its repr gives every setting that is not the default (it left out memory and book).
+    assert repr(player) == (
+        "Perfect(time=0.02, fallback=Greedy(seed=0), seed=3, memory=1048576, book=False)"
+    )
+    assert repr(Perfect()) == "Perfect(time=1, seed=0)"
     sizes = [(3, 3), (3, 4), (4, 3), (4, 4), (3, 5), (5, 3)]
     for w, h in sizes:
         player.search(colorwars.Game(w, h, rules="classic"))

@@ -548,6 +548,9 @@ def test_the_cli_proves_one_group_after_its_first_moves(
     assert searched(checked) - searched(out) < searched(out) // 10
     assert main(["solve", "4x4", "--after", "b2,a1", "--no-progress"]) == 0
     assert "4x4 colorwars after b2 a1: player" in capsys.readouterr().out
+    # A cell's number, as the game takes it, said by its name ("12" was "not a cell name").
+    assert main(["solve", "4x4", "--after", "5 0", "--no-progress"]) == 0
+    assert "4x4 colorwars after b2 a1: player" in capsys.readouterr().out
     assert main(["solve", "4x4", "--after", "z9"]) == 1
     err = capsys.readouterr().err
     assert "z9" in err

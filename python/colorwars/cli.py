@@ -491,10 +491,11 @@ def _prove(args: argparse.Namespace, console: Console) -> int:
 
             game = Game(width, height, rules=args.rules)
             for i, move in enumerate(moves, 1):
-                try:
-                    game.play(move)
+                try:  # a name (c3) or a cell number (12), as the game takes them
+                    cell = game.play(int(move) if move.isascii() and move.isdigit() else move)
                 except ColorwarsError as e:  # which of the moves, as well as why
                     raise type(e)(f"--after, move {i} of {len(moves)} ({move}): {e}") from None
+                moves[i - 1] = game.cell_name(cell)  # said by name in the result
             where = (game,)
         proof = prove(
             *where,

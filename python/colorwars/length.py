@@ -85,8 +85,11 @@ class Length:
                 said.append(f"player {PLAYER_LETTERS[self.winner]} wins within {self.at_most}")
             known = ", ".join(said) or "no bound settled yet"
             return f"{head}: length not found ({known}; {effort})"
+        winner = PLAYER_LETTERS[self.winner]
+        if self.plies == 0:  # the game is already won: nothing to prove, no line
+            return f"{head}: player {winner} has won: 0 plies to go ({effort})"
         text = (
-            f"{head}: player {PLAYER_LETTERS[self.winner]} wins in exactly {self.plies} plies "
+            f"{head}: player {winner} wins in exactly {self.plies} plies "
             f"(a win within {self.plies} proven, within {self.plies - 1} refuted; {effort})"
         )
         if self.checked is not None:

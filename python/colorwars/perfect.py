@@ -362,7 +362,16 @@ class Perfect:
         return base if self.fallback is None else f"{base}[fallback={self.fallback.name}]"
 
     def __repr__(self) -> str:
-        return f"Perfect(time={self.time:g}, seed={self.seed})"
+        """Every setting that differs from the default, as the call that makes it."""
+        parts = [f"time={self.time:g}"]
+        if self.fallback is not None:
+            parts.append(f"fallback={self.fallback!r}")
+        parts.append(f"seed={self.seed}")
+        if self.memory != TABLE_BYTES:
+            parts.append(f"memory={self.memory}")
+        if not self.book:
+            parts.append("book=False")
+        return f"Perfect({', '.join(parts)})"
 
     def native_spec(self) -> Any:
         raise InvalidPlayerError(

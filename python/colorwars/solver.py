@@ -53,10 +53,12 @@ class Solution:
     def __str__(self) -> str:
         board = f"{self.width}x{self.height} {self.rules}"
         where = f"from {self.position}" if self.position else board
+        effort = f"{self.positions:,} positions, {self.seconds:.2f} s"
+        if self.plies == 0:  # the game is already won: no line to give
+            return f"{where}: player {PLAYER_LETTERS[self.winner]} has won ({effort})"
         return (
             f"{where}: player {PLAYER_LETTERS[self.winner]} "
-            f"wins in {self.plies} plies ({self.positions:,} positions, {self.seconds:.2f} s); "
-            f"line {' '.join(self.line_names())}"
+            f"wins in {self.plies} plies ({effort}); line {' '.join(self.line_names())}"
         )
 
 
