@@ -373,7 +373,6 @@ def prove(
         if save_every is None
         else check.number(save_every, "save_every", SAVE_EVERY_LEAST, 1e9)
     )
-
     n = 1 if threads is None else check.whole(threads, "threads", 0, MAX_THREADS)
     if n == 0:
         n = 1 if backend == "ray" else min(cores(), MAX_THREADS)
@@ -713,14 +712,18 @@ def _read_groups(
     for group in groups:
         if not is_open(group):
             continue
-        # Time up and the position not proven: the groups not read within the grace stay
-        # open (on a big board a read expands a thousand positions or two, seconds' work).
+        # A read takes the time left and the grace at most; once the time is up (the
+        # position not proven), the groups not read within the grace stay open (on a big
+        # board a read expands a thousand positions or two, seconds' work).
         budget = left()
-        if not every_group and budget == 0.0:
-            late_since = _time.perf_counter() if late_since is None else late_since
-            budget = READ_GRACE - (_time.perf_counter() - late_since)
-            if budget <= 0:
-                break
+        if not every_group and budget is not None:
+            if budget > 0:
+                budget += READ_GRACE
+            else:
+                late_since = _time.perf_counter() if late_since is None else late_since
+                budget = READ_GRACE - (_time.perf_counter() - late_since)
+                if budget <= 0:
+                    break
         child = game.copy()
         child.play(group[0])
         first: int | None = mover
