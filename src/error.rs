@@ -105,3 +105,26 @@ pub fn try_push<T>(v: &mut Vec<T>, item: T, what: &str) -> Result<()> {
     v.push(item);
     Ok(())
 }
+
+/// An I/O error as the operating system words it, without Rust's "(os error 28)".
+pub fn os_words(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rsplit_once(" (os error ") {
+        Some((words, _)) => words.to_string(),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_os_error_is_said_in_the_systems_words_alone() {
+        let full = std::io::Error::from_raw_os_error(28);
+        assert!(full.to_string().ends_with("(os error 28)"));
+        assert_eq!(os_words(&full), "No space left on device");
+        let ours = std::io::Error::other("the board's name is too long");
+        assert_eq!(os_words(&ours), "the board's name is too long");
+    }
+}

@@ -31,8 +31,9 @@ fn starting_table(
             PyMemoryError::new_err(e.to_string())
         }
         _ => FileError::new_err(format!(
-            "cannot read the checkpoint {}: {e}",
-            path.display()
+            "cannot read the checkpoint {}: {}",
+            path.display(),
+            crate::error::os_words(&e)
         )),
     })?;
     if (info.board.as_str(), info.start_key) != (board, key) {
@@ -144,8 +145,9 @@ pub(super) fn exact_length(
                     };
                     table.save(path, &info).map_err(|e| {
                         FileError::new_err(format!(
-                            "cannot write the checkpoint {}: {e}",
-                            path.display()
+                            "cannot write the checkpoint {}: {}",
+                            path.display(),
+                            crate::error::os_words(&e)
                         ))
                     })?;
                 }
