@@ -976,3 +976,30 @@ def test_a_pseudo_terminal_ctrl_c_is_one_line() -> None:
     assert text.rstrip().endswith("error: interrupted")
     assert text.count(HEADER_5) == 1
     assert "Traceback" not in term.output.decode()
+
+
+def test_ctrl_c_while_the_input_thread_starts_is_held_then_raised(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C landing inside Thread.start's wait broke its lock ("release unlocked lock", a
+    traceback in CI); it is held until the thread has started, then raised, and the handler
+    put back."""
+    import signal
+    import threading
+
+    from colorwars.terminal import start_holding_ctrl_c
+
+    before = signal.getsignal(signal.SIGINT)
+    ran = threading.Event()
+    thread = threading.Thread(target=ran.set, daemon=True)
+    real_start = threading.Thread.start
+
+    def start_under_ctrl_c(self: threading.Thread) -> None:
+        signal.raise_signal(signal.SIGINT)  # handled by whatever handler is in place now
+        real_start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", start_under_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        start_holding_ctrl_c(thread)
+    assert ran.wait(5)  # the thread did start
+    assert signal.getsignal(signal.SIGINT) is before

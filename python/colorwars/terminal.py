@@ -21,6 +21,7 @@ import argparse
 import dataclasses
 import os
 import secrets
+import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -352,6 +353,22 @@ class _Played:
     waves: int
 
 
+def start_holding_ctrl_c(thread: threading.Thread) -> None:
+    """Starts ``thread`` (from the main thread) with Ctrl-C held until it has started, then
+    raised: raised inside ``Thread.start``'s wait, it broke the lock there ("release
+    unlocked lock", a traceback) instead of ending the game in one line."""
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        thread.start()
+    finally:
+        signal.signal(
+            signal.SIGINT, previous if previous is not None else signal.default_int_handler
+        )
+    if held:
+        raise KeyboardInterrupt
+
+
 class TerminalGame:
     """One game in the terminal, and its rematches: ``run()`` plays until the game is over
     and no rematch is wanted (or ``quit``, or the end of input) and returns the exit status.
@@ -578,7 +595,9 @@ class TerminalGame:
                 done.set()
 
         # A daemon: after Ctrl-C the read it waits in is abandoned with the process.
-        threading.Thread(target=read, name="colorwars play input", daemon=True).start()
+        start_holding_ctrl_c(
+            threading.Thread(target=read, name="colorwars play input", daemon=True)
+        )
         while not done.wait(0.1):
             pass
         if errors:
