@@ -316,23 +316,22 @@ def test_a_second_run_on_one_checkpoint_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_full_disk_is_our_error_and_leaves_no_temporary(tmp_path: Path) -> None:
-    """On a full disk the checkpoint's save raised a bare OSError and left its ``.tmp``."""
+    """On a full disk the checkpoint's save raised a bare OSError and left its ``.tmp``; then
+    it raised our FileError, losing the finished proof. Now the proof is given, with why its
+    checkpoint could not be written (``Proof.unsaved``)."""
     done = run_on_full_disk(
         """
         import colorwars
-        from colorwars.errors import FileError
         path = os.path.join(DISK, "c.proofs")  # a 3x3 classic checkpoint is about 22 KiB
-        try:
-            colorwars.prove(3, 3, rules="classic", checkpoint=path)
-        except FileError as e:
-            print("FileError", e)
+        p = colorwars.prove(3, 3, rules="classic", checkpoint=path)
+        print(p.winner, p.complete, p.unsaved)
         print(sorted(os.listdir(DISK)))
         """,
         tmp_path / "disk",
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("FileError cannot write checkpoint"), done.stdout
+    assert lines[0].startswith("0 True cannot write checkpoint"), done.stdout
     assert "c.proofs" in lines[0]
     assert lines[-1] == "['filler']"  # no temporary left, no partial checkpoint
 
