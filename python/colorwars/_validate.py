@@ -245,10 +245,12 @@ def seat_given(flag: str, seat: int, players: object) -> None:
     number of players, the message in the letters the user typed; a count that is not 2 to
     8 is left to ``config`` to refuse."""
     if isinstance(players, int) and 2 <= players <= 8 and seat >= players:
-        raise InvalidPlayersError(
-            f"invalid {flag} {'abcdefgh'[seat]}: a game of {players} players has the players "
-            f"a to {'abcdefgh'[players - 1]}"
-        )
+        raise InvalidPlayersError(f"invalid {flag} {'abcdefgh'[seat]}: {seats_of(players)}")
+
+
+def seats_of(players: int) -> str:
+    """What a seat beyond the game's says: ``a game of 2 players has the players a to b``."""
+    return f"a game of {players} players has the players a to {'abcdefgh'[players - 1]}"
 
 
 def config(

@@ -141,8 +141,7 @@ class GameRecord:
         players, first = int(players_text), PLAYER_LETTERS.index(first_text)
         if 2 <= players <= 8 and first >= players:
             raise InvalidRecordError(
-                f"invalid record: first {first_text}, but a game of {players} players has the "
-                f"players a to {PLAYER_LETTERS[players - 1]}"
+                f"invalid record: first {first_text}, but {check.seats_of(players)}"
             )
         try:  # the whole setup, before anything reads the record as a game
             check.config(int(width_text), int(height_text), players, rules, first)

@@ -187,6 +187,10 @@ def setup(
         )
     if players is None:
         players = len(names) if names is not None and len(names) > 1 else 2
+    # A seat typed by letter, named as typed ("--first c", not "first player 2").
+    check.seat_given("--first", first, players)
+    if you is not None:
+        check.seat_given("--you", you, players)
     config = check.config(size[0], size[1], players, rules, first)
     n = config.players
     if names is None:
@@ -958,13 +962,6 @@ class TerminalGame:
 
 def play(args: argparse.Namespace, console: Console, ask: Ask, echo: bool) -> int:
     """``colorwars play``: the options checked, then the game (see ``TerminalGame``)."""
-    players = args.players
-    if players is None:  # as ``setup`` counts them
-        named = len(args.seats.split(",")) if args.seats is not None else 0
-        players = named if named > 1 else 2
-    check.seat_given("--first", args.first, players)
-    if args.you is not None:
-        check.seat_given("--you", args.you, players)
     options = setup(
         size=args.size,
         rules=args.rules,
