@@ -17,7 +17,7 @@ pytest.importorskip("optax", reason="the train extra is not installed: pip insta
 from colorwars.errors import ConfigError, FileError
 from colorwars.zero import load
 from colorwars.zero.network import features, random_network
-from colorwars.zero.training import RunSettings, _jax, _model, _to_flax, train
+from colorwars.zero.training import RunSettings, _jax, _model, _to_flax, expert_game, train
 
 
 def tiny(**kw: object) -> RunSettings:
@@ -141,7 +141,7 @@ def test_two_runs_on_one_folder_are_refused(tmp_path: Path) -> None:
     [({"eval_games": 0}, "eval_games"), ({"eval_games": 3}, "even"),
      ({"bootstrap": 0}, "bootstrap"), ({"bootstrap_steps": 0}, "bootstrap_steps"),
      ({"channels": 0}, "channels"), ({"blocks": 0}, "blocks"), ({"lr": float("nan")}, "lr"),
-     ({"minutes": float("nan")}, "minutes")],
+     ({"minutes": float("nan")}, "minutes"), ({"expert_eval": "deep"}, "expert_eval")],
 )  # fmt: skip
 def test_every_setting_is_checked_before_any_work(
     tmp_path: Path, kw: dict[str, object], match: str
@@ -149,3 +149,24 @@ def test_every_setting_is_checked_before_any_work(
     with pytest.raises(ConfigError, match=match):
         train(tmp_path / "run", tiny(**kw))
     assert not (tmp_path / "run" / "run.ckpt").exists()
+
+
+@pytest.mark.parametrize("evaluation", ["hand", "learned"])
+def test_the_expert_games_are_labelled_by_the_expert_asked_for(evaluation: str) -> None:
+    """`--expert-eval learned`: every policy target is the move of alpha-beta with the
+    learned evaluation at the expert's depth (the hand-made one's by default)."""
+    from colorwars.ai import AlphaBeta
+
+    s = tiny(rules="classic", expert_depth=2, expert_eval=evaluation, explore=0.0)
+    planes, mask, pi, z = expert_game((5, 5), s, np.random.default_rng(0))
+    expert = AlphaBeta(depth=2, eval=evaluation)
+    other = AlphaBeta(depth=2, eval="learned" if evaluation == "hand" else "hand")
+    game = colorwars.Game(5, 5, rules="classic")
+    differ = 0
+    for row in range(len(pi)):
+        move = int(np.argmax(pi[row]))
+        assert move == expert.choose(game), row
+        differ += move != other.choose(game)
+        game.play(move)  # no exploration: the game is the expert's own line
+    assert game.winner is not None and len(z) == len(pi) > 0
+    assert differ > 0  # the two experts are told apart

@@ -679,7 +679,7 @@ def _board_weight(text: str) -> tuple[int, int, float]:
 
 
 _TRAIN_FLAGS = (
-    "minutes", "iterations", "bootstrap", "expert_depth", "bootstrap_steps", "games",
+    "minutes", "iterations", "bootstrap", "expert_depth", "expert_eval", "bootstrap_steps", "games",
     "simulations", "steps", "batch", "lr", "buffer", "channels", "blocks", "eval_games",
     "eval_simulations", "seed",
 )  # fmt: skip
@@ -1202,6 +1202,10 @@ def build_parser() -> argparse.ArgumentParser:
         ("seed", int, "the run's seed (0)"),
     ):
         train.add_argument(f"--{flag}", type=kind, default=None, help=text)
+    train.add_argument(
+        "--expert-eval", default=None, type=_word, choices=("hand", "learned"),
+        help="the expert's evaluation: alpha-beta's own (hand) or the learned one (hand)",
+    )  # fmt: skip
     train.add_argument("--export", metavar="PATH", help="also save the network to PATH")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")
     train.set_defaults(run=cmd_train)

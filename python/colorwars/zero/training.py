@@ -64,6 +64,8 @@ class RunSettings:
     iterations: int = 1000
     bootstrap: int = 2000
     expert_depth: int = 3
+    expert_eval: str = "hand"
+    """The expert's evaluation: ``hand`` (alpha-beta's own) or ``learned`` (``learned``'s)."""
     explore: float = 0.3
     explore_plies: int = 10
     bootstrap_steps: int = 3000
@@ -84,6 +86,10 @@ class RunSettings:
     def check(self) -> None:
         if self.rules not in ("colorwars", "classic"):
             raise ConfigError(f"invalid rules {self.rules!r}: expected colorwars or classic")
+        if self.expert_eval not in ("hand", "learned"):
+            raise ConfigError(
+                f"invalid expert_eval {self.expert_eval!r}: expected hand or learned"
+            )
         if not self.sizes:
             raise ConfigError("invalid sizes: expected at least one board")
         for w, h, weight in self.sizes:
@@ -265,7 +271,7 @@ def expert_game(
 
     w, h = size
     game = colorwars.Game(w, h, rules=s.rules)
-    expert = AlphaBeta(depth=s.expert_depth)
+    expert = AlphaBeta(depth=s.expert_depth, eval=s.expert_eval)
     rows: list[tuple[Any, ...]] = []
     while game.winner is None and game.ply < 4 * w * h + 8:
         legal = game.legal_moves()
