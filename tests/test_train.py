@@ -158,7 +158,7 @@ def test_the_expert_games_are_labelled_by_the_expert_asked_for(evaluation: str) 
     from colorwars.ai import AlphaBeta
 
     s = tiny(rules="classic", expert_depth=2, expert_eval=evaluation, explore=0.0)
-    planes, mask, pi, z = expert_game((5, 5), s, np.random.default_rng(0))
+    planes, _mask, pi, z = expert_game((5, 5), s, np.random.default_rng(0))
     expert = AlphaBeta(depth=2, eval=evaluation)
     other = AlphaBeta(depth=2, eval="learned" if evaluation == "hand" else "hand")
     game = colorwars.Game(5, 5, rules="classic")
@@ -168,5 +168,6 @@ def test_the_expert_games_are_labelled_by_the_expert_asked_for(evaluation: str) 
         assert move == expert.choose(game), row
         differ += move != other.choose(game)
         game.play(move)  # no exploration: the game is the expert's own line
-    assert game.winner is not None and len(z) == len(pi) > 0
+    assert game.winner is not None
+    assert len(z) == len(pi) == len(planes) > 0
     assert differ > 0  # the two experts are told apart

@@ -87,9 +87,7 @@ class RunSettings:
         if self.rules not in ("colorwars", "classic"):
             raise ConfigError(f"invalid rules {self.rules!r}: expected colorwars or classic")
         if self.expert_eval not in ("hand", "learned"):
-            raise ConfigError(
-                f"invalid expert_eval {self.expert_eval!r}: expected hand or learned"
-            )
+            raise ConfigError(f"invalid expert_eval {self.expert_eval!r}: expected hand or learned")
         if not self.sizes:
             raise ConfigError("invalid sizes: expected at least one board")
         for w, h, weight in self.sizes:
