@@ -424,6 +424,22 @@ impl<B: Bits> Tree<B> {
     /// with every in-flight descent counted as a visit that lost (virtual loss); a move never
     /// tried has `Q = 0`; a move proven to lose is the last resort. Ties: the first.
     fn select_edge(&self, n: usize, c_puct: f32) -> usize {
+        // The best edge by score alone is the answer unless its move is proven to lose
+        // (rare): then the scores again, each move's proof read from its child. The same
+        // edge either way (a first best that does not lose is first among those that do
+        // not), without reading every child's node at every step of every descent.
+        let best = self.best_edge(n, c_puct, false);
+        let mover = self.nodes[n].pos.to_move;
+        let p = self.edge_proven(&self.edges[best], mover);
+        if p != OPEN && p != mover {
+            return self.best_edge(n, c_puct, true);
+        }
+        best
+    }
+
+    /// `select_edge`'s scores, with moves proven to lose last (`proofs`) or not.
+    #[inline]
+    fn best_edge(&self, n: usize, c_puct: f32, proofs: bool) -> usize {
         let node = &self.nodes[n];
         let mover = node.pos.to_move;
         let first = node.first as usize;
@@ -440,8 +456,11 @@ impl<B: Bits> Tree<B> {
                 0.0
             };
             let prior = if noisy { self.noise[i] } else { e.prior };
-            let p = self.edge_proven(e, mover);
-            let score = if p != OPEN && p != mover {
+            let lost = proofs && {
+                let p = self.edge_proven(e, mover);
+                p != OPEN && p != mover
+            };
+            let score = if lost {
                 f32::MIN
             } else {
                 q + scale * prior / (1 + seen) as f32
