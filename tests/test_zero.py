@@ -558,3 +558,23 @@ def test_zero_pickles_with_its_settings_and_plays_the_same() -> None:
             assert again.choose(g) in g.legal_moves()
     fallback = pickle.loads(pickle.dumps(colorwars.ai.Perfect(time=0.05, fallback="zero")))
     assert fallback.name == "perfect(0.05s)[fallback=zero(400)]"
+
+
+KEPT = Path(__file__).resolve().parent.parent / "benchmarks" / "networks"
+
+
+@pytest.mark.skipif(not KEPT.is_dir(), reason="benchmarks/networks is in a checkout only")
+@pytest.mark.parametrize("name", ["classic-16x1", "classic-8x1", "classic-8x2"])
+def test_the_small_networks_the_docs_measure_load_and_play(name: str) -> None:
+    """docs/learned.md measures the networks kept in benchmarks/networks: each loads (its
+    digests checked), is the layout its name says, and plays on the boards measured."""
+    from colorwars.ai import Zero
+    from colorwars.zero import load
+
+    net = load(KEPT / f"{name}.net")
+    channels, blocks = (int(x) for x in name.split("-")[1].split("x"))
+    assert net.rules == "classic"
+    assert (net.channels, net.blocks) == (channels, blocks)
+    for w, h in ((8, 8), (9, 6)):
+        g = colorwars.Game(w, h, rules="classic")
+        assert Zero(simulations=32, network=net).choose(g) in g.legal_moves()
