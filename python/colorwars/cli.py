@@ -679,9 +679,9 @@ def _board_weight(text: str) -> tuple[int, int, float]:
 
 
 _TRAIN_FLAGS = (
-    "minutes", "iterations", "bootstrap", "expert_depth", "expert_eval", "bootstrap_steps", "games",
-    "simulations", "steps", "batch", "lr", "buffer", "channels", "blocks", "eval_games",
-    "eval_simulations", "seed",
+    "minutes", "iterations", "bootstrap", "expert_depth", "expert_eval", "bootstrap_steps",
+    "games", "simulations", "steps", "batch", "lr", "buffer", "channels", "blocks",
+    "eval_games", "eval_simulations", "seed",
 )  # fmt: skip
 
 
