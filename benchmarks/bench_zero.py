@@ -4,8 +4,8 @@
     python benchmarks/bench_zero.py --quick   # a few seconds
 
 Prints, for 5x5 colorwars, 8x8 classic and 9x6 classic:
-- the network alone, natively (Rust, sgemm) and in numpy (the reference), positions per second
-  at batch 1, 8, 64, 256 and 1024 (one thread);
+- the network alone, natively (Rust: convolutions in AVX2 registers, else sgemm) and in
+  numpy (the reference), positions per second at batch 1, 8, 64, 256 and 1024 (one thread);
 - Zero's search: simulations per second of ``Zero.choose`` (tree and network in Rust, 8
   leaves per network call);
 - self-play positions per second with the shipped network (64 games in lockstep, 64
