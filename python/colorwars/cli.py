@@ -1204,7 +1204,7 @@ def build_parser() -> argparse.ArgumentParser:
         train.add_argument(f"--{flag}", type=kind, default=None, help=text)
     train.add_argument(
         "--expert-eval", default=None, type=_word, choices=("hand", "learned"),
-        help="the expert's evaluation: alpha-beta's own (hand) or the learned one (hand)",
+        help="the expert's evaluation: alpha-beta's hand-made one or the learned one (hand)",
     )  # fmt: skip
     train.add_argument("--export", metavar="PATH", help="also save the network to PATH")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")

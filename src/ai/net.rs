@@ -2,7 +2,8 @@
 //! the same input features, the same numbers as its numpy reference (to float32 rounding),
 //! each 3x3 convolution one matrix product of the board's nine shifted copies (im2col) by
 //! `matrixmultiply`'s sgemm (it picks AVX2/FMA at run time where the CPU has them), or, for
-//! 8 to 32 channels on a CPU with AVX2 and FMA, a direct convolution in registers (`direct`).
+//! 8, 16, 24 or 32 channels on a CPU with AVX2 and FMA, a direct convolution in registers
+//! (`direct`).
 
 use std::fmt;
 
@@ -159,8 +160,7 @@ impl Net {
         w: usize,
     ) {
         #[cfg(target_arch = "x86_64")]
-        if direct::fits(self.channels) && cols.len() >= b * (h + 2) * (w + 2) * conv.inputs {
-            direct::conv(conv, x, cols, out, residual, b, h, w, self.channels);
+        if direct::conv(conv, x, cols, out, residual, b, h, w, self.channels) {
             return;
         }
         self.conv_sgemm(conv, x, cols, out, residual, b, h, w);
@@ -333,7 +333,8 @@ mod direct {
     }
 
     /// `out = conv(x) (+ residual), ReLU` for `b` boards of `h` x `w` (channels last), with
-    /// `pad` as scratch for the bordered input (`b * (h + 2) * (w + 2) * inputs` at least).
+    /// `pad` as scratch for the bordered input; false (and nothing done) where this path does
+    /// not apply: channels it does not take (`fits`), or buffers shorter than the boards.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn conv(
         conv: &Conv,
@@ -345,9 +346,20 @@ mod direct {
         h: usize,
         w: usize,
         co: usize,
-    ) {
+    ) -> bool {
         let ci = conv.inputs;
         let (ph, pw) = (h + 2, w + 2);
+        let whole = b * h * w;
+        if !fits(co)
+            || conv.kernel.len() != 9 * ci * co
+            || conv.bias.len() != co
+            || pad.len() < b * ph * pw * ci
+            || x.len() < whole * ci
+            || out.len() < whole * co
+            || residual.is_some_and(|r| r.len() < whole * co)
+        {
+            return false;
+        }
         let pad = &mut pad[..b * ph * pw * ci];
         pad.fill(0.0);
         for p in 0..b {
@@ -358,19 +370,20 @@ mod direct {
             }
         }
         let pad = &*pad;
-        assert!(conv.kernel.len() == 9 * ci * co && conv.bias.len() == co);
-        assert!(out.len() >= b * h * w * co && residual.is_none_or(|r| r.len() >= b * h * w * co));
-        // SAFETY: `fits` checked that the CPU has AVX2 and FMA; the slices' lengths were
-        // checked above, and every index below stays inside them (cells of the `b` boards,
-        // their windows inside the bordered copy).
+        // SAFETY: `fits` checked that the CPU has AVX2 and FMA, and that `co` is one of the
+        // four below (each `run` writes `NV * 8 = co` channels); the slices' lengths were
+        // checked above, and every index below stays inside them (the cells of the `b`
+        // boards, their windows inside the bordered copy, the kernel's `9 * ci` rows).
         unsafe {
             match co {
                 8 => run::<1, 8>(conv, pad, out, residual, b, h, w),
                 16 => run::<2, 4>(conv, pad, out, residual, b, h, w),
                 24 => run::<3, 4>(conv, pad, out, residual, b, h, w),
-                _ => run::<4, 2>(conv, pad, out, residual, b, h, w),
+                32 => run::<4, 2>(conv, pad, out, residual, b, h, w),
+                _ => return false,
             }
         }
+        true
     }
 
     /// Every cell, `R` at a time along each row (then one at a time to the row's end);
@@ -543,6 +556,20 @@ mod tests {
                     let mut cols = vec![0.0f32; rows * 9 * channels.max(FEATURES)];
                     let (mut a, mut want) =
                         (vec![0.0f32; rows * channels], vec![0.0; rows * channels]);
+                    #[cfg(target_arch = "x86_64")]
+                    {
+                        let direct = super::direct::conv(
+                            conv, &x, &mut cols, &mut a, residual, b, h, w, channels,
+                        );
+                        // The direct path takes these channels wherever the CPU has AVX2
+                        // and FMA (this test then compares it; elsewhere it says so).
+                        if !direct {
+                            assert!(!super::direct::fits(channels) || channels == 12);
+                            eprintln!("{channels} channels: no direct path on this CPU");
+                            net.conv(conv, &x, &mut cols, &mut a, residual, b, h, w);
+                        }
+                    }
+                    #[cfg(not(target_arch = "x86_64"))]
                     net.conv(conv, &x, &mut cols, &mut a, residual, b, h, w);
                     net.conv_sgemm(conv, &x, &mut cols, &mut want, residual, b, h, w);
                     for (i, (p, q)) in a.iter().zip(&want).enumerate() {
