@@ -17,7 +17,15 @@ pytest.importorskip("optax", reason="the train extra is not installed: pip insta
 from colorwars.errors import ConfigError, FileError
 from colorwars.zero import load
 from colorwars.zero.network import features, random_network
-from colorwars.zero.training import RunSettings, _jax, _model, _to_flax, expert_game, train
+from colorwars.zero.training import (
+    Buffer,
+    RunSettings,
+    _jax,
+    _model,
+    _to_flax,
+    expert_game,
+    train,
+)
 
 
 def tiny(**kw: object) -> RunSettings:
@@ -171,3 +179,36 @@ def test_the_expert_games_are_labelled_by_the_expert_asked_for(evaluation: str) 
     assert game.winner is not None
     assert len(z) == len(pi) == len(planes) > 0
     assert differ > 0  # the two experts are told apart
+
+
+def test_the_buffer_keeps_the_last_positions_of_each_board_in_proportion() -> None:
+    """The buffer's rows are those of a plain list of every game added, each board's oldest
+    dropped in proportion whenever the total passes the limit; and they survive a checkpoint."""
+    rng = np.random.default_rng(5)
+    limit = 700
+    buf = Buffer(limit)
+    plain: dict[tuple[int, int], list[float]] = {}  # each board's value targets, in order
+    serial = 0
+    for _ in range(300):
+        size = ((3, 3), (4, 3), (5, 5))[int(rng.integers(3))]
+        n = int(rng.integers(1, 40))
+        z = np.arange(serial, serial + n, dtype=np.float32)  # rows told apart by z
+        serial += n
+        w, h = size
+        planes = np.broadcast_to((z % 4).astype(np.uint8)[:, None, None, None], (n, 2, h, w))
+        mask = np.ones((n, w * h), np.uint8)
+        pi = np.full((n, w * h), 1 / (w * h), np.float32)
+        buf.add(size, np.ascontiguousarray(planes), mask, pi, z)
+        plain.setdefault(size, []).extend(z.tolist())
+        total = sum(len(v) for v in plain.values())
+        if total > limit:
+            for key, rows in plain.items():
+                plain[key] = rows[len(rows) - int(len(rows) * limit / total) :]
+        assert len(buf) == sum(len(v) for v in plain.values()) <= limit
+        for key, part in buf.parts.items():
+            assert part["z"].tolist() == plain[key]
+            assert (part["planes"][:, 0, 0, 0] == part["z"] % 4).all()
+    again = Buffer.from_npz(limit, buf.to_npz())
+    assert {k: p["z"].tolist() for k, p in again.parts.items()} == plain
+    x, mask, pi, z = again.sample(rng, 16)
+    assert len(x) == len(mask) == len(pi) == len(z) == 16

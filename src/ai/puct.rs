@@ -124,6 +124,9 @@ struct Node<B> {
     proven: u8,
     /// The evaluation's value for the player to move (after `expand`).
     value: f32,
+    /// The visits and in-flight descents of its edges, summed (kept as they change, so
+    /// that choosing an edge does not sum them on every descent).
+    seen: u32,
 }
 
 /// A move from a node, with the statistics of the simulations that took it from there (a
@@ -444,7 +447,7 @@ impl<B: Bits> Tree<B> {
         let mover = node.pos.to_move;
         let first = node.first as usize;
         let kids = self.children(n);
-        let total: u32 = kids.iter().map(|e| e.visits + e.in_flight).sum();
+        let total = node.seen;
         let scale = c_puct * ((1 + total) as f32).sqrt();
         let noisy = n == 0 && self.noise.len() == kids.len();
         let (mut best, mut best_score) = (first, f32::NEG_INFINITY);
@@ -508,9 +511,12 @@ impl<B: Bits> Tree<B> {
     /// Undoes the virtual loss of a path (a descent that ended without a leaf, or an
     /// abandoned one).
     fn undo(&mut self, path: &[(u32, u32)]) {
-        for &(_, e) in path {
+        for &(n, e) in path {
             let e = &mut self.edges[e as usize];
-            e.in_flight = e.in_flight.saturating_sub(1);
+            if e.in_flight > 0 {
+                e.in_flight -= 1;
+                self.nodes[n as usize].seen -= 1;
+            }
         }
     }
 
@@ -518,9 +524,14 @@ impl<B: Bits> Tree<B> {
     /// Then settles the proofs up the path while they keep coming.
     fn backup(&mut self, path: &[(u32, u32)], value: impl Fn(usize) -> f32) {
         for &(n, e) in path {
-            let mover = self.nodes[n as usize].pos.to_move as usize;
+            let node = &mut self.nodes[n as usize];
+            let mover = node.pos.to_move as usize;
             let e = &mut self.edges[e as usize];
-            e.in_flight = e.in_flight.saturating_sub(1);
+            if e.in_flight > 0 {
+                e.in_flight -= 1;
+            } else {
+                node.seen += 1; // a visit with no descent counted before it
+            }
             e.visits += 1;
             e.value_sum += value(mover);
         }
@@ -560,6 +571,7 @@ impl<B> Node<B> {
             pending: false,
             proven: OPEN,
             value: 0.0,
+            seen: 0,
         }
     }
 }
@@ -1134,6 +1146,7 @@ fn descend<B: Bits>(
         path.try_reserve(1).map_err(|_| oom("a search path"))?;
         path.push((n as u32, e as u32));
         tree.edges[e].in_flight += 1;
+        tree.nodes[n].seen += 1;
         let edge = tree.edges[e];
         if edge.win {
             return Ok(Step::Scored(Some(tree.nodes[n].pos.to_move)));
@@ -1403,14 +1416,26 @@ mod tests {
         check_graph(&p);
     }
 
+    /// A node's count of visits and descents is its edges', summed.
+    fn check_seen<B: Bits>(tree: &Tree<B>, n: usize) {
+        let sum: u32 = tree
+            .children(n)
+            .iter()
+            .map(|e| e.visits + e.in_flight)
+            .sum();
+        assert_eq!(tree.nodes[n].seen, sum, "node {n}");
+    }
+
     /// Every edge with a node leads to the position its move makes, every node is indexed
-    /// under its own position, no virtual loss is left and nothing waits.
+    /// under its own position, its visits are its edges' visits, no virtual loss is left
+    /// and nothing waits.
     fn check_graph<B: Bits>(p: &Puct<B>) {
         for tree in &p.trees {
             for (n, node) in tree.nodes.iter().enumerate() {
                 assert_eq!(node.key, key_of(&node.pos, p.cfg.players));
                 assert_eq!(tree.index.get(&node.key), Some(&(n as u32)));
                 assert!(!node.pending);
+                check_seen(tree, n);
                 for e in tree.children(n) {
                     assert_eq!(e.in_flight, 0);
                     if e.child != NONE {
@@ -1438,6 +1463,7 @@ mod tests {
         rows.sort();
         rows.dedup();
         assert_eq!(rows.len(), 16);
+        (0..p.trees[0].nodes.len()).for_each(|n| check_seen(&p.trees[0], n));
         p.abandon();
         check_graph(&p);
         assert_eq!(p.trees[0].in_flight, 0);

@@ -172,16 +172,51 @@ def _from_flax(tree: Any) -> dict[str, npt.NDArray[np.float32]]:
 # --- the replay buffer --------------------------------------------------------------------
 
 
+class _Part:
+    """One board's rows: arrays with room to grow, the rows kept ``start:end`` (adding a
+    game costs its own rows, not a copy of all the others)."""
+
+    def __init__(self, rows: dict[str, npt.NDArray[Any]]) -> None:
+        self.data = {k: v.copy() for k, v in rows.items()}
+        self.start, self.end = 0, len(rows["z"])
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def rows(self) -> dict[str, npt.NDArray[Any]]:
+        return {k: v[self.start : self.end] for k, v in self.data.items()}
+
+    def append(self, rows: dict[str, npt.NDArray[Any]]) -> None:
+        n = len(rows["z"])
+        if self.end + n > len(self.data["z"]):  # no room: the kept rows move to new arrays
+            kept = len(self)
+            room = max(2 * (kept + n), 1024)
+            grown = {}
+            for k, v in self.data.items():
+                a = np.empty((room, *v.shape[1:]), v.dtype)
+                a[:kept] = v[self.start : self.end]
+                grown[k] = a
+            self.data, self.start, self.end = grown, 0, kept
+        for k, v in rows.items():
+            self.data[k][self.end : self.end + n] = v
+        self.end += n
+
+
 class Buffer:
     """The last ``limit`` positions of each board: planes, legal mask, the policy target and
     the value target."""
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
-        self.parts: dict[tuple[int, int], dict[str, npt.NDArray[Any]]] = {}
+        self._parts: dict[tuple[int, int], _Part] = {}
+
+    @property
+    def parts(self) -> dict[tuple[int, int], dict[str, npt.NDArray[Any]]]:
+        """Each board's rows kept, oldest first (views, not copies)."""
+        return {size: part.rows() for size, part in self._parts.items()}
 
     def __len__(self) -> int:
-        return sum(len(p["z"]) for p in self.parts.values())
+        return sum(len(p) for p in self._parts.values())
 
     def add(
         self,
@@ -197,16 +232,17 @@ class Buffer:
             "pi": pi.astype(np.float16),
             "z": z,
         }
-        old = self.parts.get(size)
-        if old is not None:
-            new = {k: np.concatenate([old[k], v]) for k, v in new.items()}
-        self.parts[size] = new
+        part = self._parts.get(size)
+        if part is None:
+            self._parts[size] = _Part(new)
+        else:
+            part.append(new)
         total = len(self)
         if total > self.limit:  # drop the oldest of every board in proportion
             keep = self.limit / total
-            for key, part in self.parts.items():
-                n = len(part["z"])
-                self.parts[key] = {k: v[n - int(n * keep) :] for k, v in part.items()}
+            for part in self._parts.values():
+                n = len(part)
+                part.start += n - int(n * keep)
 
     def sample(self, rng: np.random.Generator, batch: int) -> tuple[npt.NDArray[Any], ...]:
         keys = sorted(self.parts)
@@ -239,12 +275,14 @@ class Buffer:
     @staticmethod
     def from_npz(limit: int, arrays: dict[str, npt.NDArray[Any]]) -> Buffer:
         buf = Buffer(limit)
+        boards: dict[tuple[int, int], dict[str, npt.NDArray[Any]]] = {}
         for name, v in arrays.items():
             if not name.startswith("buffer/"):
                 continue
             _, board, k = name.split("/")
             w, h = (int(t) for t in board.split("x"))
-            buf.parts.setdefault((w, h), {})[k] = v
+            boards.setdefault((w, h), {})[k] = v
+        buf._parts = {size: _Part(rows) for size, rows in boards.items()}
         return buf
 
 
