@@ -212,3 +212,41 @@ def test_the_buffer_keeps_the_last_positions_of_each_board_in_proportion() -> No
     assert {k: p["z"].tolist() for k, p in again.parts.items()} == plain
     x, mask, pi, z = again.sample(rng, 16)
     assert len(x) == len(mask) == len(pi) == len(z) == 16
+
+
+def test_a_run_stopped_in_its_expert_games_resumes_where_it_was_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The expert games are checkpointed as they are played (here after every game): a run
+    stopped among them (Ctrl-C) goes on from its last save and keeps the same games as a run
+    that was never stopped."""
+    from colorwars.zero import training
+
+    s = tiny(iterations=0, bootstrap=8)
+    whole = tmp_path / "whole"
+    train(whole, s)
+    monkeypatch.setattr(training, "SAVE_SECONDS", 0.0)
+    played = 0
+    real = training.expert_game
+
+    def stopped_after_five(*args: object, **kw: object) -> object:
+        nonlocal played
+        played += 1
+        if played == 6:
+            raise KeyboardInterrupt
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(training, "expert_game", stopped_after_five)
+    folder = tmp_path / "stopped"
+    with pytest.raises(KeyboardInterrupt):
+        train(folder, s)
+    monkeypatch.setattr(training, "expert_game", real)
+    lines: list[str] = []
+    resumed = train(folder, s, log=lines.append)
+    assert any(line.startswith(f"resuming {folder}: expert game 5 of 8") for line in lines), lines
+    assert resumed.info["games"] == 8
+    a, b = (training._Run(f, s, lambda _: None).buffer.parts for f in (whole, folder))
+    assert a.keys() == b.keys()
+    for size in a:
+        for k in a[size]:
+            np.testing.assert_array_equal(a[size][k], b[size][k])

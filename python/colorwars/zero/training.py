@@ -50,6 +50,9 @@ VERSION = 1
 CHECKPOINT = "run.ckpt"
 NETWORK = "network.net"
 CURVE = "curve.png"
+SAVE_SECONDS = 300.0
+"""The expert games are checkpointed this often while they are played (a long bootstrap
+stopped, or Ctrl-C, loses at most this much of it; the run resumes where it was saved)."""
 
 
 @dataclass
@@ -447,9 +450,14 @@ class _Run:
                 self.buffer = Buffer.from_npz(self.s.buffer, arrays)
             except (KeyError, TypeError, ValueError) as e:
                 raise FileError(f"invalid training checkpoint {ckpt}: {e}") from None
+            where = (
+                f"expert game {self.games:,} of {self.s.bootstrap:,}"
+                if self.phase == "bootstrap"
+                else f"iteration {self.iteration}, {self.games:,} games"
+            )
             log(
-                f"resuming {folder}: iteration {self.iteration}, {self.games:,} games, "
-                f"{self.positions:,} positions, {self.elapsed / 60:.1f} minutes so far"
+                f"resuming {folder}: {where}, {self.positions:,} positions, "
+                f"{self.elapsed / 60:.1f} minutes so far"
             )
         self.model = _model(nn, self.jnp, self.s)
         self.tx = self.optax.adamw(self.s.lr, weight_decay=self.s.weight_decay)
@@ -632,7 +640,9 @@ def _train(
             bar(completed=min(run.elapsed, budget), status=status)
 
         if run.phase == "bootstrap":
-            for g in range(s.bootstrap):
+            saved = time.perf_counter()
+            # In this phase the run's games are the expert games played (a resumed run goes on).
+            for g in range(run.games, s.bootstrap):
                 size = _pick_size(run.rng, s)
                 planes, mask, pi, z = expert_game(size, s, run.rng)
                 run.buffer.add(size, planes, mask, pi, z)
@@ -640,6 +650,10 @@ def _train(
                 run.positions += len(z)
                 if g % 20 == 0:
                     tick(f"expert games {g + 1:,}/{s.bootstrap:,}, {run.positions:,} positions")
+                if time.perf_counter() - saved >= SAVE_SECONDS and run.games < s.bootstrap:
+                    tick(f"expert games {g + 1:,}/{s.bootstrap:,}: saving")
+                    run.save()
+                    saved = time.perf_counter()
             tick("fitting the expert games")
             p_loss, v_loss = run.fit(s.bootstrap_steps)
             run.phase = "self-play"
