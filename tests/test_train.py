@@ -240,6 +240,7 @@ def test_a_run_stopped_in_its_expert_games_resumes_where_it_was_saved(
     folder = tmp_path / "stopped"
     with pytest.raises(KeyboardInterrupt):
         train(folder, s)
+    assert sorted(p.name for p in folder.iterdir()) == ["run.ckpt"]  # no network trained yet
     monkeypatch.setattr(training, "expert_game", real)
     lines: list[str] = []
     resumed = train(folder, s, log=lines.append)

@@ -514,7 +514,9 @@ class _Run:
         p, v = np.asarray(self.jax.device_get(losses), dtype=np.float64).mean(axis=0)
         return float(p), float(v)
 
-    def save(self) -> None:
+    def save(self, outputs: bool = True) -> None:
+        """The checkpoint; with ``outputs`` also the network and the curve (not while the
+        expert games are played: there is no trained network yet)."""
         arrays: dict[str, Any] = {f"params/{k}": v for k, v in _from_flax(self.params).items()}
         leaves = self.jax.tree_util.tree_leaves(self.opt_state)
         arrays.update({f"opt/{i}": np.asarray(a) for i, a in enumerate(leaves)})
@@ -536,8 +538,9 @@ class _Run:
         }
         data = _files.seal(KIND, VERSION, header, body.getvalue())
         _files.atomic_write(self.folder / CHECKPOINT, data, "training checkpoint")
-        self.network().save(self.folder / NETWORK)
-        _curve(self.folder / CURVE, self.history, self.s)
+        if outputs:
+            self.network().save(self.folder / NETWORK)
+            _curve(self.folder / CURVE, self.history, self.s)
 
 
 def _curve(path: Path, history: list[dict[str, Any]], s: RunSettings) -> None:
@@ -652,7 +655,7 @@ def _train(
                     tick(f"expert games {g + 1:,}/{s.bootstrap:,}, {run.positions:,} positions")
                 if time.perf_counter() - saved >= SAVE_SECONDS and run.games < s.bootstrap:
                     tick(f"expert games {g + 1:,}/{s.bootstrap:,}: saving")
-                    run.save()
+                    run.save(outputs=False)
                     saved = time.perf_counter()
             tick("fitting the expert games")
             p_loss, v_loss = run.fit(s.bootstrap_steps)
