@@ -196,20 +196,32 @@ def test_the_buffer_keeps_the_last_positions_of_each_board_in_proportion() -> No
         serial += n
         w, h = size
         planes = np.broadcast_to((z % 4).astype(np.uint8)[:, None, None, None], (n, 2, h, w))
-        mask = np.ones((n, w * h), np.uint8)
-        pi = np.full((n, w * h), 1 / (w * h), np.float32)
+        mask = np.broadcast_to((z % 2).astype(np.uint8)[:, None], (n, w * h)).copy()
+        pi = np.broadcast_to((z % 8 / 8).astype(np.float32)[:, None], (n, w * h)).copy()
         buf.add(size, np.ascontiguousarray(planes), mask, pi, z)
         plain.setdefault(size, []).extend(z.tolist())
         total = sum(len(v) for v in plain.values())
         if total > limit:
+            keep = limit / total
             for key, rows in plain.items():
-                plain[key] = rows[len(rows) - int(len(rows) * limit / total) :]
+                plain[key] = rows[len(rows) - int(len(rows) * keep) :]
         assert len(buf) == sum(len(v) for v in plain.values()) <= limit
         for key, part in buf.parts.items():
             assert part["z"].tolist() == plain[key]
             assert (part["planes"][:, 0, 0, 0] == part["z"] % 4).all()
+            assert (part["mask"][:, -1] == part["z"] % 2).all()
+            assert (part["pi"][:, 0].astype(np.float32) == part["z"] % 8 / 8).all()
     again = Buffer.from_npz(limit, buf.to_npz())
     assert {k: p["z"].tolist() for k, p in again.parts.items()} == plain
+    for _ in range(40):  # a loaded buffer goes on as the one saved
+        for b in (buf, again):
+            z = np.arange(serial, serial + 30, dtype=np.float32)
+            b.add((3, 3), np.zeros((30, 2, 3, 3), np.uint8), np.ones((30, 9), np.uint8),
+                  np.full((30, 9), 1 / 9, np.float32), z)  # fmt: skip
+        serial += 30
+        assert {k: p["z"].tolist() for k, p in again.parts.items()} == {
+            k: p["z"].tolist() for k, p in buf.parts.items()
+        }
     x, mask, pi, z = again.sample(rng, 16)
     assert len(x) == len(mask) == len(pi) == len(z) == 16
 
@@ -244,7 +256,9 @@ def test_a_run_stopped_in_its_expert_games_resumes_where_it_was_saved(
     monkeypatch.setattr(training, "expert_game", real)
     lines: list[str] = []
     resumed = train(folder, s, log=lines.append)
-    assert any(line.startswith(f"resuming {folder}: expert game 5 of 8") for line in lines), lines
+    assert any(
+        line.startswith(f"resuming {folder}: 5 of 8 expert games played") for line in lines
+    ), lines
     assert resumed.info["games"] == 8
     a, b = (training._Run(f, s, lambda _: None).buffer.parts for f in (whole, folder))
     assert a.keys() == b.keys()

@@ -1172,7 +1172,8 @@ def build_parser() -> argparse.ArgumentParser:
         "train",
         help="train a network for colorwars.ai.Zero (needs colorwars[train])",
         description="Expert games of alpha-beta, then AlphaZero-style self-play iterations, "
-        "in the run folder FOLDER: checkpointed after every iteration (run.ckpt), with the "
+        "in the run folder FOLDER: checkpointed after every iteration and every five minutes of "
+        "expert games (run.ckpt), with the "
         "network (network.net) and the learning curve (curve.png). Running it again on the "
         "folder resumes the run; --minutes and --iterations may be raised to go on.",
     )

@@ -17,6 +17,8 @@ A run has two phases, both in one run folder that a later run resumes:
 Every iteration ends with a checkpoint (``run.ckpt``, sealed: the settings, the history, the
 weights, Adam's state and the replay buffer), the network (``network.net``) and the
 learning curve (``curve.png``: score against each fixed opponent over training minutes).
+The expert games are checkpointed every ``SAVE_SECONDS`` while they are played (their
+number, not ``minutes``, bounds them).
 """
 
 from __future__ import annotations
@@ -179,8 +181,8 @@ class _Part:
     """One board's rows: arrays with room to grow, the rows kept ``start:end`` (adding a
     game costs its own rows, not a copy of all the others)."""
 
-    def __init__(self, rows: dict[str, npt.NDArray[Any]]) -> None:
-        self.data = {k: v.copy() for k, v in rows.items()}
+    def __init__(self, rows: dict[str, npt.NDArray[Any]], copy: bool = True) -> None:
+        self.data = {k: v.copy() if copy else v for k, v in rows.items()}
         self.start, self.end = 0, len(rows["z"])
 
     def __len__(self) -> int:
@@ -191,15 +193,20 @@ class _Part:
 
     def append(self, rows: dict[str, npt.NDArray[Any]]) -> None:
         n = len(rows["z"])
-        if self.end + n > len(self.data["z"]):  # no room: the kept rows move to new arrays
+        room = len(self.data["z"])
+        if self.end + n > room:  # no room after the kept rows
             kept = len(self)
-            room = max(2 * (kept + n), 1024)
-            grown = {}
-            for k, v in self.data.items():
-                a = np.empty((room, *v.shape[1:]), v.dtype)
-                a[:kept] = v[self.start : self.end]
-                grown[k] = a
-            self.data, self.start, self.end = grown, 0, kept
+            if kept + n <= room // 2 and all(v.flags.writeable for v in self.data.values()):
+                for v in self.data.values():  # most rows dropped: the kept ones move up
+                    v[:kept] = v[self.start : self.end]
+            else:  # to new arrays, with room to grow
+                grown = {}
+                for k, v in self.data.items():
+                    a = np.empty((max(2 * (kept + n), 1024), *v.shape[1:]), v.dtype)
+                    a[:kept] = v[self.start : self.end]
+                    grown[k] = a
+                self.data = grown
+            self.start, self.end = 0, kept
         for k, v in rows.items():
             self.data[k][self.end : self.end + n] = v
         self.end += n
@@ -285,7 +292,7 @@ class Buffer:
             _, board, k = name.split("/")
             w, h = (int(t) for t in board.split("x"))
             boards.setdefault((w, h), {})[k] = v
-        buf._parts = {size: _Part(rows) for size, rows in boards.items()}
+        buf._parts = {size: _Part(rows, copy=False) for size, rows in boards.items()}
         return buf
 
 
@@ -451,7 +458,7 @@ class _Run:
             except (KeyError, TypeError, ValueError) as e:
                 raise FileError(f"invalid training checkpoint {ckpt}: {e}") from None
             where = (
-                f"expert game {self.games:,} of {self.s.bootstrap:,}"
+                f"{self.games:,} of {self.s.bootstrap:,} expert games played"
                 if self.phase == "bootstrap"
                 else f"iteration {self.iteration}, {self.games:,} games"
             )
@@ -610,8 +617,8 @@ def train(
     A run stops after ``settings.minutes`` of training time in all (counting earlier runs on
     the folder) or ``settings.iterations`` iterations (a resumed run takes these two from
     ``settings``, or only those named in ``given``, and keeps every other setting of its
-    checkpoint); Ctrl-C stops it after saving the last
-    completed iteration. Needs the ``train`` extra (JAX, Flax, Optax)."""
+    checkpoint); Ctrl-C stops it, keeping the last completed iteration or the expert games
+    last saved. Needs the ``train`` extra (JAX, Flax, Optax)."""
     path = Path(os.fspath(folder))
     settings = settings or RunSettings()
     settings.check()  # before the folder is made: a refused run leaves nothing behind
