@@ -255,10 +255,10 @@ class Buffer:
                 part.start += n - int(n * keep)
 
     def sample(self, rng: np.random.Generator, batch: int) -> tuple[npt.NDArray[Any], ...]:
-        keys = sorted(self.parts)
-        sizes = np.array([len(self.parts[k]["z"]) for k in keys], dtype=np.float64)
+        keys = sorted(self._parts)
+        sizes = np.array([len(self._parts[k]) for k in keys], dtype=np.float64)
         key = keys[rng.choice(len(keys), p=sizes / sizes.sum())]
-        part = self.parts[key]
+        part = self._parts[key].rows()
         idx = rng.integers(0, len(part["z"]), batch)
         planes, mask, pi, z = (part[k][idx] for k in ("planes", "mask", "pi", "z"))
         w, h = key
