@@ -24,6 +24,7 @@ from colorwars.zero.training import (
     _model,
     _to_flax,
     expert_game,
+    expert_games,
     train,
 )
 
@@ -251,7 +252,7 @@ def test_a_run_stopped_in_its_expert_games_resumes_where_it_was_saved(
     monkeypatch.setattr(training, "expert_game", stopped_after_five)
     folder = tmp_path / "stopped"
     with pytest.raises(KeyboardInterrupt):
-        train(folder, s)
+        train(folder, s, threads=1)
     assert sorted(p.name for p in folder.iterdir()) == ["run.ckpt"]  # no network trained yet
     monkeypatch.setattr(training, "expert_game", real)
     lines: list[str] = []
@@ -265,3 +266,113 @@ def test_a_run_stopped_in_its_expert_games_resumes_where_it_was_saved(
     for size in a:
         for k in a[size]:
             np.testing.assert_array_equal(a[size][k], b[size][k])
+
+
+def buffers_equal(a: Buffer, b: Buffer) -> None:
+    pa, pb = a.parts, b.parts
+    assert pa.keys() == pb.keys()
+    for size in pa:
+        for k in pa[size]:
+            np.testing.assert_array_equal(pa[size][k], pb[size][k])
+
+
+def test_the_expert_games_are_the_same_on_any_number_of_threads(tmp_path: Path) -> None:
+    """Each expert game draws from its own generator (the seed and its number), so one
+    thread and three make the same buffer, and a run resumed on another number of threads
+    goes on with the same games."""
+    from colorwars.zero import training
+
+    s = tiny(iterations=0, bootstrap=9, sizes=[(4, 4, 1.0), (3, 3, 0.5), (5, 3, 0.5)])
+    runs = {}
+    for threads in (1, 3):
+        train(tmp_path / f"t{threads}", s, threads=threads)
+        runs[threads] = training._Run(tmp_path / f"t{threads}", s, lambda _: None).buffer
+    buffers_equal(runs[1], runs[3])
+    assert len(runs[1].parts) == 3  # every board was drawn
+
+    one = list(expert_games(s, 0, threads=1))
+    later = list(expert_games(s, 4, threads=2))
+    assert (len(one), len(later)) == (9, 5)
+    for (size_a, rows_a), (size_b, rows_b) in zip(one[4:], later, strict=True):
+        assert size_a == size_b
+        for x, y in zip(rows_a, rows_b, strict=True):
+            np.testing.assert_array_equal(x, y)
+
+
+def test_a_threaded_run_stopped_in_its_expert_games_resumes_with_the_same_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C in a game played on another thread stops the run (its threads end, the last
+    save is kept) and the resumed run keeps an unstopped run's games."""
+    import threading
+
+    from colorwars.zero import training
+
+    s = tiny(iterations=0, bootstrap=10)
+    whole = tmp_path / "whole"
+    train(whole, s, threads=1)
+    monkeypatch.setattr(training, "SAVE_SECONDS", 0.0)
+    played = 0
+    real = training.expert_game
+
+    def stopped_at_the_sixth(*args: object, **kw: object) -> object:
+        nonlocal played
+        played += 1
+        if played == 6:
+            raise KeyboardInterrupt
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(training, "expert_game", stopped_at_the_sixth)
+    folder = tmp_path / "stopped"
+    with pytest.raises(KeyboardInterrupt):
+        train(folder, s, threads=2)
+    assert not [t for t in threading.enumerate() if t.name.startswith("colorwars-expert")]
+    monkeypatch.setattr(training, "expert_game", real)
+    lines: list[str] = []
+    train(folder, s, log=lines.append, threads=3)
+    assert any(line.startswith(f"resuming {folder}: ") for line in lines), lines
+    buffers_equal(*(training._Run(f, s, lambda _: None).buffer for f in (whole, folder)))
+
+
+def test_closing_the_expert_games_stops_their_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A caller that stops early (an exception, Ctrl-C) closes the games: the games being
+    played give up before their next move, those not started never start, and no thread is
+    left behind."""
+    import threading
+
+    from colorwars.zero import training
+
+    s = tiny(iterations=0, bootstrap=10_000, sizes=[(8, 8, 1.0)], expert_depth=3)
+    # Game 0 is played; every other game waits until the games are stopped, so that it is
+    # being played when they are (game 0's generator, as its game gets it, tells them apart).
+    first = np.random.default_rng([s.seed, 0])
+    training._pick_size(first, s)
+    ended: list[str] = []
+    real = training.expert_game
+
+    def recorded(size: object, s_: object, rng: np.random.Generator, stop: object) -> object:
+        assert isinstance(stop, threading.Event)
+        if rng.bit_generator.state != first.bit_generator.state:
+            assert stop.wait(60)
+        try:
+            rows = real(size, s_, rng, stop)  # type: ignore[arg-type]
+        except training._StoppedError:
+            ended.append("given up")
+            raise
+        ended.append("played")
+        return rows
+
+    monkeypatch.setattr(training, "expert_game", recorded)
+    games = expert_games(s, 0, threads=2)
+    size, rows = next(games)
+    assert (size, len(rows[3]) > 0) == ((8, 8), True)
+    games.close()
+    assert not [t for t in threading.enumerate() if t.name.startswith("colorwars-expert")]
+    # Games 1 and 2 were being played and gave up; game 3, queued, was never started.
+    assert sorted(ended) == ["given up", "given up", "played"]
+
+
+def test_a_bad_thread_count_is_refused_before_any_work(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="thread count"):
+        train(tmp_path / "run", tiny(), threads=-1)
+    assert not (tmp_path / "run").exists()

@@ -700,7 +700,10 @@ def cmd_train(args: argparse.Namespace, console: Console) -> int:
         check_output(args.export, "network")
     named = set(given) | ({"rules"} if args.rules_given else set())
     named |= {"sizes"} if args.board else set()
-    network = train(args.folder, settings, progress=not args.no_progress, log=note, given=named)
+    network = train(
+        args.folder, settings, progress=not args.no_progress, log=note, given=named,
+        threads=args.threads,
+    )  # fmt: skip
     if args.export:
         network.save(args.export)
         note(f"network saved to {args.export}")
@@ -1206,6 +1209,11 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--expert-eval", default=None, type=_word, choices=("hand", "learned"),
         help="the expert's evaluation: alpha-beta's hand-made one or the learned one (hand)",
+    )  # fmt: skip
+    train.add_argument(
+        "--threads", type=int, default=0,
+        help="threads playing the expert games, 0 for all cores; the games are the same "
+        "whatever the number (0)",
     )  # fmt: skip
     train.add_argument("--export", metavar="PATH", help="also save the network to PATH")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -7,7 +7,9 @@ A run has two phases, both in one run folder that a later run resumes:
    ``expert_depth``; a share ``explore`` of the first ``explore_plies`` moves random, so that
    the games differ). Every position is labelled with alpha-beta's move (the policy target)
    and the game's result (the value target). The engine labels thousands of positions a
-   second, far cheaper than search with the network.
+   second, far cheaper than search with the network. Each game draws its board and its
+   random moves from its own generator (the run's seed and the game's number), so the games
+   are the same whatever the number of ``threads`` playing them.
 2. **Self-play iterations** (AlphaZero style): ``games`` games of PUCT with the current
    network (``simulations`` per move, Dirichlet noise, the first moves drawn by visits); the
    visit distributions and results join a replay buffer of the last ``buffer`` positions;
@@ -30,8 +32,11 @@ import math
 import os
 import platform
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +45,7 @@ import numpy as np
 import numpy.typing as npt
 
 import colorwars
-from colorwars import _files
+from colorwars import _files, _validate
 from colorwars.errors import ConfigError, FileError, missing_extra
 from colorwars.statistics import wilson_interval
 from colorwars.zero.network import Network, features, random_network
@@ -305,13 +310,23 @@ def _pick_size(rng: np.random.Generator, s: RunSettings) -> tuple[int, int]:
     return int(s.sizes[k][0]), int(s.sizes[k][1])
 
 
-def expert_game(
-    size: tuple[int, int], s: RunSettings, rng: np.random.Generator
-) -> tuple[
+Rows = tuple[
     npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.float32]
-]:
+]
+
+
+class _StoppedError(Exception):
+    """An expert game given up because the run is stopping."""
+
+
+def expert_game(
+    size: tuple[int, int],
+    s: RunSettings,
+    rng: np.random.Generator,
+    stop: threading.Event | None = None,
+) -> Rows:
     """One game of alpha-beta against itself, as training rows (planes, mask, policy target,
-    value target)."""
+    value target). ``stop``, once set, gives the game up before its next move."""
     from colorwars.ai import AlphaBeta
     from colorwars.views import planes as planes_of
 
@@ -320,6 +335,8 @@ def expert_game(
     expert = AlphaBeta(depth=s.expert_depth, eval=s.expert_eval)
     rows: list[tuple[Any, ...]] = []
     while game.winner is None and game.ply < 4 * w * h + 8:
+        if stop is not None and stop.is_set():
+            raise _StoppedError
         legal = game.legal_moves()
         mask = np.zeros(w * h, np.uint8)
         mask[legal] = 1
@@ -339,6 +356,40 @@ def expert_game(
         [0.0 if winner is None else (1.0 if r[3] == winner else -1.0) for r in rows], np.float32
     )
     return planes, mask, pi, z
+
+
+def expert_games(
+    s: RunSettings, first: int = 0, threads: int = 1
+) -> Generator[tuple[tuple[int, int], Rows]]:
+    """The run's expert games ``first`` to ``s.bootstrap - 1``, in order, each as its board and
+    its rows, played ``threads`` at a time. Game ``g`` draws its board and its random moves
+    from ``default_rng([s.seed, g])``: the games do not depend on ``threads``, nor on where a
+    stopped run resumed. Closing the iterator (or Ctrl-C while it waits) stops the games
+    being played within a move."""
+
+    def one(g: int, stop: threading.Event | None = None) -> tuple[tuple[int, int], Rows]:
+        rng = np.random.default_rng([s.seed, g])
+        size = _pick_size(rng, s)
+        return size, expert_game(size, s, rng, stop)
+
+    if threads <= 1:
+        for g in range(first, s.bootstrap):
+            yield one(g)
+        return
+    stop = threading.Event()
+    pending: deque[Future[tuple[tuple[int, int], Rows]]] = deque()
+    with ThreadPoolExecutor(threads, thread_name_prefix="colorwars-expert") as pool:
+        try:
+            ahead = first
+            while ahead < s.bootstrap or pending:
+                while ahead < s.bootstrap and len(pending) < 2 * threads:
+                    pending.append(pool.submit(one, ahead, stop))
+                    ahead += 1
+                yield pending.popleft().result()
+        finally:
+            stop.set()
+            for future in pending:
+                future.cancel()
 
 
 def strength(
@@ -612,23 +663,27 @@ def train(
     progress: bool = False,
     log: Callable[[str], None] = lambda _: None,
     given: set[str] | None = None,
+    threads: int = 0,
 ) -> Network:
     """Trains (or resumes training) in the run folder ``folder`` and returns the network.
     A run stops after ``settings.minutes`` of training time in all (counting earlier runs on
     the folder) or ``settings.iterations`` iterations (a resumed run takes these two from
     ``settings``, or only those named in ``given``, and keeps every other setting of its
     checkpoint); Ctrl-C stops it, keeping the last completed iteration or the expert games
-    last saved. Needs the ``train`` extra (JAX, Flax, Optax)."""
+    last saved. ``threads`` play the expert games (0: one per core; the games are the same
+    whatever their number). Needs the ``train`` extra (JAX, Flax, Optax)."""
     path = Path(os.fspath(folder))
     settings = settings or RunSettings()
-    settings.check()  # before the folder is made: a refused run leaves nothing behind
+    # before the folder is made: a refused run leaves nothing behind
+    settings.check()
+    threads = _validate.threads(threads) or os.cpu_count() or 1
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise FileError(f"cannot make the run folder {path}: {e.strerror or e}") from None
     _files.check_output(path / CHECKPOINT, "training checkpoint")
     with _files.locked(path / CHECKPOINT, "run folder's checkpoint"):
-        return _train(path, settings, progress, log, given)
+        return _train(path, settings, progress, log, given, threads)
 
 
 def _train(
@@ -637,6 +692,7 @@ def _train(
     progress: bool,
     log: Callable[[str], None],
     given: set[str] | None,
+    threads: int,
 ) -> Network:
     run = _Run(path, settings, log, given)
     s = run.s
@@ -652,18 +708,17 @@ def _train(
         if run.phase == "bootstrap":
             saved = time.perf_counter()
             # In this phase the run's games are the expert games played (a resumed run goes on).
-            for g in range(run.games, s.bootstrap):
-                size = _pick_size(run.rng, s)
-                planes, mask, pi, z = expert_game(size, s, run.rng)
-                run.buffer.add(size, planes, mask, pi, z)
-                run.games += 1
-                run.positions += len(z)
-                if g % 20 == 0:
-                    tick(f"expert games {g + 1:,}/{s.bootstrap:,}, {run.positions:,} positions")
-                if time.perf_counter() - saved >= SAVE_SECONDS and run.games < s.bootstrap:
-                    tick(f"expert games {g + 1:,}/{s.bootstrap:,}: saving")
-                    run.save(outputs=False)
-                    saved = time.perf_counter()
+            with contextlib.closing(expert_games(s, run.games, threads)) as games:
+                for g, (size, (planes, mask, pi, z)) in enumerate(games, run.games):
+                    run.buffer.add(size, planes, mask, pi, z)
+                    run.games += 1
+                    run.positions += len(z)
+                    if g % 20 == 0:
+                        tick(f"expert games {g + 1:,}/{s.bootstrap:,}, {run.positions:,} positions")
+                    if time.perf_counter() - saved >= SAVE_SECONDS and run.games < s.bootstrap:
+                        tick(f"expert games {g + 1:,}/{s.bootstrap:,}: saving")
+                        run.save(outputs=False)
+                        saved = time.perf_counter()
             tick("fitting the expert games")
             p_loss, v_loss = run.fit(s.bootstrap_steps)
             run.phase = "self-play"
