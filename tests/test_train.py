@@ -291,6 +291,12 @@ def test_the_expert_games_are_the_same_on_any_number_of_threads(tmp_path: Path) 
     assert len(runs[1].parts) == 3  # every board was drawn
 
     one = list(expert_games(s, 0, threads=1))
+    # Game g's generator is the g-th the seed spawns (not the run's own, nor game 0's).
+    rng = np.random.default_rng(np.random.SeedSequence(s.seed).spawn(2)[1])
+    size = training._pick_size(rng, s)
+    assert one[1][0] == size
+    for x, y in zip(one[1][1], expert_game(size, s, rng), strict=True):
+        np.testing.assert_array_equal(x, y)
     later = list(expert_games(s, 4, threads=2))
     assert (len(one), len(later)) == (9, 5)
     for (size_a, rows_a), (size_b, rows_b) in zip(one[4:], later, strict=True):
@@ -345,14 +351,16 @@ def test_closing_the_expert_games_stops_their_threads(monkeypatch: pytest.Monkey
     s = tiny(iterations=0, bootstrap=10_000, sizes=[(8, 8, 1.0)], expert_depth=3)
     # Game 0 is played; every other game waits until the games are stopped, so that it is
     # being played when they are (game 0's generator, as its game gets it, tells them apart).
-    first = np.random.default_rng([s.seed, 0])
+    first = np.random.default_rng(np.random.SeedSequence(s.seed, spawn_key=(0,)))
     training._pick_size(first, s)
     ended: list[str] = []
+    started = threading.Semaphore(0)
     real = training.expert_game
 
     def recorded(size: object, s_: object, rng: np.random.Generator, stop: object) -> object:
         assert isinstance(stop, threading.Event)
         if rng.bit_generator.state != first.bit_generator.state:
+            started.release()
             assert stop.wait(60)
         try:
             rows = real(size, s_, rng, stop)  # type: ignore[arg-type]
@@ -366,6 +374,8 @@ def test_closing_the_expert_games_stops_their_threads(monkeypatch: pytest.Monkey
     games = expert_games(s, 0, threads=2)
     size, rows = next(games)
     assert (size, len(rows[3]) > 0) == ((8, 8), True)
+    for _ in range(2):  # games 1 and 2 are being played
+        assert started.acquire(timeout=60)
     games.close()
     assert not [t for t in threading.enumerate() if t.name.startswith("colorwars-expert")]
     # Games 1 and 2 were being played and gave up; game 3, queued, was never started.

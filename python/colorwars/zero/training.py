@@ -50,7 +50,7 @@ from colorwars.errors import ConfigError, FileError, missing_extra
 from colorwars.statistics import wilson_interval
 from colorwars.zero.network import Network, features, random_network
 
-__all__ = ["RunSettings", "train"]
+__all__ = ["RunSettings", "expert_games", "train"]
 
 KIND = "training"
 VERSION = 1
@@ -340,7 +340,9 @@ def expert_game(
         legal = game.legal_moves()
         mask = np.zeros(w * h, np.uint8)
         mask[legal] = 1
-        best = expert.choose(game)
+        best = expert.search(game, stop).cell
+        if stop is not None and stop.is_set():  # the search may have been cut short
+            raise _StoppedError
         rows.append((planes_of(game), mask, best, game.to_move))
         move = best
         if game.ply < s.explore_plies and rng.random() < s.explore:
@@ -358,17 +360,31 @@ def expert_game(
     return planes, mask, pi, z
 
 
+def _cores() -> int:
+    from colorwars.proof import cores
+
+    return cores()
+
+
 def expert_games(
     s: RunSettings, first: int = 0, threads: int = 1
 ) -> Generator[tuple[tuple[int, int], Rows]]:
     """The run's expert games ``first`` to ``s.bootstrap - 1``, in order, each as its board and
-    its rows, played ``threads`` at a time. Game ``g`` draws its board and its random moves
-    from ``default_rng([s.seed, g])``: the games do not depend on ``threads``, nor on where a
-    stopped run resumed. Closing the iterator (or Ctrl-C while it waits) stops the games
-    being played within a move."""
+    its rows, played ``threads`` at a time (0: one per core). Game ``g`` draws its board and
+    its random moves from its own generator, ``SeedSequence(s.seed, spawn_key=(g,))`` (the
+    ``g``-th of ``SeedSequence(s.seed).spawn``): the games do not depend on ``threads``, nor
+    on where a stopped run resumed. Closing the iterator (or Ctrl-C while it waits) stops
+    the games being played: their searches end within a few hundredths of a second."""
+    threads = _validate.threads(threads) or _cores()
+    first = _validate.whole(first, "first game", 0, 10**9)
+    return _expert_games(s, first, threads)
 
+
+def _expert_games(
+    s: RunSettings, first: int, threads: int
+) -> Generator[tuple[tuple[int, int], Rows]]:
     def one(g: int, stop: threading.Event | None = None) -> tuple[tuple[int, int], Rows]:
-        rng = np.random.default_rng([s.seed, g])
+        rng = np.random.default_rng(np.random.SeedSequence(s.seed, spawn_key=(g,)))
         size = _pick_size(rng, s)
         return size, expert_game(size, s, rng, stop)
 
@@ -676,7 +692,7 @@ def train(
     settings = settings or RunSettings()
     # before the folder is made: a refused run leaves nothing behind
     settings.check()
-    threads = _validate.threads(threads) or os.cpu_count() or 1
+    threads = _validate.threads(threads) or _cores()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -708,7 +724,7 @@ def _train(
         if run.phase == "bootstrap":
             saved = time.perf_counter()
             # In this phase the run's games are the expert games played (a resumed run goes on).
-            with contextlib.closing(expert_games(s, run.games, threads)) as games:
+            with contextlib.closing(_expert_games(s, run.games, threads)) as games:
                 for g, (size, (planes, mask, pi, z)) in enumerate(games, run.games):
                     run.buffer.add(size, planes, mask, pi, z)
                     run.games += 1
