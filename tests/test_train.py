@@ -262,7 +262,7 @@ def test_a_run_stopped_in_its_expert_games_resumes_where_it_was_saved(
     monkeypatch.setattr(training, "expert_game", real)
     lines: list[str] = []
     resumed = train(folder, s, log=lines.append, threads=3)
-    # On one thread the sixth game is game 5; on two, the sixth started may be game 6.
+    # On one thread the sixth game is game 5; on two, the threads race: game 4 or 5.
     said = "5 of 8" if threads == 1 else ""
     assert any(
         line.startswith(f"resuming {folder}: {said}") and "expert games played" in line
@@ -311,7 +311,7 @@ def test_the_expert_games_are_the_same_on_any_number_of_threads(tmp_path: Path) 
 
 def test_closing_the_expert_games_stops_their_threads(monkeypatch: pytest.MonkeyPatch) -> None:
     """A caller that stops early (an exception, Ctrl-C) closes the games: the games being
-    played give up before their next move, those not started never start, and no thread is
+    played give up before their next move, those queued are cancelled, and no thread is
     left behind."""
     import threading
 

@@ -375,6 +375,7 @@ def expert_games(
     ``g``-th of ``SeedSequence(s.seed).spawn``): the games do not depend on ``threads``, nor
     on where a stopped run resumed. Closing the iterator (or Ctrl-C while it waits) stops
     the games being played: their searches end within a few hundredths of a second."""
+    s.check()
     threads = _validate.threads(threads) or _cores()
     first = _validate.whole(first, "first game", 0, 10**9)
     return _expert_games(s, first, threads)
@@ -403,9 +404,10 @@ def _expert_games(
                     ahead += 1
                 yield pending.popleft().result()
         finally:
-            stop.set()
+            # The queued games first, so that no thread freed by the stop starts one.
             for future in pending:
                 future.cancel()
+            stop.set()
 
 
 def strength(
