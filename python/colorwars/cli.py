@@ -192,15 +192,17 @@ def cmd_simulate(args: argparse.Namespace, console: Console) -> int:
         raise ConfigError(
             "--record keeps every game's moves in the JSON output: it needs --output F.json"
         )
-    output = writable_output(args.output, (".csv", ".json"), "results") if args.output else None
-    existed = output is not None and output.exists()
+    existed = bool(args.output) and Path(args.output).exists()
     try:
+        # The check makes a file in the output's folder and removes it: a signal may land
+        # there too, and it says the same as one during the run.
+        output = writable_output(args.output, (".csv", ".json"), "results") if args.output else None
         return _simulate(args, console, output)
     except KeyboardInterrupt as e:
-        if output is None:
+        if not args.output:
             raise
         # The output is written atomically, so an interrupted run leaves it as it was.
-        raise type(e)(_unwritten(output, existed)) from None
+        raise type(e)(_unwritten(Path(args.output), existed)) from None
 
 
 def _simulate(args: argparse.Namespace, console: Console, output: Path | None) -> int:
