@@ -280,6 +280,11 @@ def buffers_equal(a: Buffer, b: Buffer) -> None:
             np.testing.assert_array_equal(pa[size][k], pb[size][k])
 
 
+def rows_equal(a: tuple[np.ndarray, ...], b: tuple[np.ndarray, ...]) -> None:
+    for x, y in zip(a, b, strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
 def test_the_expert_games_are_the_same_on_any_number_of_threads(tmp_path: Path) -> None:
     """Each expert game draws from its own generator (the seed and its number), so one
     thread and three make the same buffer, and a run resumed on another number of threads
@@ -299,14 +304,12 @@ def test_the_expert_games_are_the_same_on_any_number_of_threads(tmp_path: Path) 
     rng = np.random.default_rng(np.random.SeedSequence(s.seed).spawn(2)[1])
     size = training._pick_size(rng, s)
     assert one[1][0] == size
-    for x, y in zip(one[1][1], expert_game(size, s, rng), strict=True):
-        np.testing.assert_array_equal(x, y)
+    rows_equal(one[1][1], expert_game(size, s, rng))
     later = list(expert_games(s, 4, threads=2))
     assert (len(one), len(later)) == (9, 5)
     for (size_a, rows_a), (size_b, rows_b) in zip(one[4:], later, strict=True):
         assert size_a == size_b
-        for x, y in zip(rows_a, rows_b, strict=True):
-            np.testing.assert_array_equal(x, y)
+        rows_equal(rows_a, rows_b)
 
 
 def test_closing_the_expert_games_stops_their_threads(monkeypatch: pytest.MonkeyPatch) -> None:

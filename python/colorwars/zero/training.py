@@ -47,6 +47,7 @@ import numpy.typing as npt
 import colorwars
 from colorwars import _files, _validate
 from colorwars.errors import ConfigError, FileError, missing_extra
+from colorwars.proof import cores
 from colorwars.statistics import wilson_interval
 from colorwars.zero.network import Network, features, random_network
 
@@ -360,12 +361,6 @@ def expert_game(
     return planes, mask, pi, z
 
 
-def _cores() -> int:
-    from colorwars.proof import cores
-
-    return cores()
-
-
 def expert_games(
     s: RunSettings, first: int = 0, threads: int = 1
 ) -> Generator[tuple[tuple[int, int], Rows]]:
@@ -376,7 +371,7 @@ def expert_games(
     on where a stopped run resumed. Closing the iterator (or Ctrl-C while it waits) stops
     the games being played: their searches end within a few hundredths of a second."""
     s.check()
-    threads = _validate.threads(threads) or _cores()
+    threads = _validate.threads(threads) or cores()
     first = _validate.whole(first, "first game", 0, 10**9)
     return _expert_games(s, first, threads)
 
@@ -694,7 +689,7 @@ def train(
     settings = settings or RunSettings()
     # before the folder is made: a refused run leaves nothing behind
     settings.check()
-    threads = _validate.threads(threads) or _cores()
+    threads = _validate.threads(threads) or cores()
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
