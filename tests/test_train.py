@@ -80,6 +80,83 @@ def test_a_run_checkpoints_resumes_and_records_how_it_was_made(tmp_path: Path) -
         g.play(z.choose(g))
 
 
+def test_a_run_starts_from_another_past_its_expert_games(tmp_path: Path) -> None:
+    """``start_from``: a new run takes another run's network, Adam's state and positions (as
+    many as its own buffer keeps), its rules and network shape; it then plays self-play
+    iterations under its own settings. Its checkpoint and network say where it started."""
+    from colorwars import _files
+    from colorwars.zero import training
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    base = train(old, tiny(iterations=0))
+    kept = {p.name: p.read_bytes() for p in old.iterdir()}
+    lines: list[str] = []
+    s = tiny(iterations=0, rules="classic", channels=16, buffer=50, simulations=4, games=2)
+    same = train(new, s, start_from=old, log=lines.append)
+    assert sorted(p.name for p in new.iterdir()) == ["network.net", "run.ckpt"]
+    for k in base.params:  # no iteration yet: the other run's network
+        np.testing.assert_array_equal(same.params[k], base.params[k])
+    assert same.rules == "colorwars"
+    assert any(line.startswith("channels 16 ignored") for line in lines), lines
+    assert any(line.startswith("rules 'classic' ignored") for line in lines), lines
+    assert same.info["start_from"]["games"] == 12
+    assert same.info["start_from"]["command"] == base.info["command"]
+    before = training._Run(old, tiny(), lambda _: None)
+    run = training._Run(new, tiny(), lambda _: None)
+    assert (run.s.channels, run.s.rules, run.s.simulations, run.s.buffer) == (
+        8, "colorwars", 4, 50,
+    )  # fmt: skip
+    assert (run.phase, run.iteration, run.games) == ("self-play", 0, 12)
+    # The newest 50 of the other run's positions, every board in proportion (each board's
+    # share rounded down).
+    assert 50 - len(run.buffer.parts) <= len(run.buffer) <= 50 < len(before.buffer)
+    for size, rows in run.buffer.parts.items():
+        np.testing.assert_array_equal(rows["z"], before.buffer.parts[size]["z"][-len(rows["z"]) :])
+    found = _files.read_sealed(old / "run.ckpt", training.KIND, training.VERSION, "checkpoint")
+    assert found is not None
+    assert run.start is not None
+    assert run.start["body_blake2b"] == _files.digest(found[1])
+    assert run.start["history"] == before.history
+    assert run.start["folder"] == str(old)
+    # It goes on: self-play iterations of its own, the other run untouched.
+    lines.clear()
+    more = train(new, tiny(iterations=1), start_from=old, log=lines.append)
+    assert any("ignored" in line and "resumes" in line for line in lines), lines
+    assert (more.info["iteration"], more.info["games"]) == (1, 12 + 2)
+    assert more.info["start_from"] == same.info["start_from"]
+    assert any(not np.array_equal(more.params[k], base.params[k]) for k in base.params)
+    assert {p.name: p.read_bytes() for p in old.iterdir()} == kept
+
+
+def test_a_run_is_refused_a_start_it_cannot_take(tmp_path: Path) -> None:
+    """``start_from`` a folder with no checkpoint, a damaged one, one still in its expert
+    games, or the run's own folder: a clear error of ours naming it, before any folder is
+    made."""
+    from colorwars.zero import training
+
+    s = tiny(iterations=0)
+    with pytest.raises(FileError, match="no training checkpoint"):
+        train(tmp_path / "a", s, start_from=tmp_path / "missing")
+    with pytest.raises(ConfigError, match="own folder"):
+        train(tmp_path / "a", s, start_from=tmp_path / "a")
+    assert not (tmp_path / "a").exists()
+    # A run saved in its expert games (as every five minutes of them): no network yet.
+    early = tmp_path / "early"
+    early.mkdir()
+    training._Run(early, s, lambda _: None).save(outputs=False)
+    with pytest.raises(ConfigError, match="expert games are not all played"):
+        train(tmp_path / "b", s, start_from=early)
+    done = tmp_path / "done"
+    train(done, s)
+    data = bytearray((done / "run.ckpt").read_bytes())
+    data[-100] ^= 0xFF
+    (done / "run.ckpt").write_bytes(bytes(data))
+    with pytest.raises(FileError, match=r"done/run\.ckpt"):
+        train(tmp_path / "c", s, start_from=done)
+    assert not (tmp_path / "b").exists()
+    assert not (tmp_path / "c").exists()
+
+
 def test_a_damaged_checkpoint_is_refused_by_name(tmp_path: Path) -> None:
     folder = tmp_path / "run"
     train(folder, tiny(iterations=1))
@@ -112,6 +189,20 @@ def test_colorwars_train_runs_from_the_command_line(tmp_path: Path) -> None:
             "--channels", "4", "--blocks", "1", "--no-progress", "--export", str(out)]  # fmt: skip
     assert main(args) == 0
     assert load(out).info["iteration"] == 1
+    # --start-from: a second run goes on from the first with settings of its own.
+    more = ["train", str(tmp_path / "more"), "--start-from", str(tmp_path / "run"),
+            "--iterations", "1", "--games", "2", "--simulations", "8", "--steps", "2",
+            "--batch", "16", "--eval-games", "2", "--eval-simulations", "4", "--no-progress",
+            "--export", str(out)]  # fmt: skip
+    assert main(more) == 0
+    network = load(out)
+    assert (network.info["iteration"], network.info["games"]) == (1, 6 + 4 + 2)
+    assert network.info["start_from"]["games"] == 6 + 4
+    # What it was not given is the first run's (its board, its channels), but the budget.
+    assert network.info["sizes"] == [[3, 3, 1.0]]
+    assert network.channels == 4
+    assert main(["train", str(tmp_path / "y"), "--start-from", str(tmp_path / "none")]) == 2
+    assert not (tmp_path / "y").exists()
     with pytest.raises(SystemExit) as usage:  # argparse: a usage error, exit status 2
         main(["train", str(tmp_path / "x"), "--board", "3x3:0"])
     assert usage.value.code == 2

@@ -704,7 +704,7 @@ def cmd_train(args: argparse.Namespace, console: Console) -> int:
     named |= {"sizes"} if args.board else set()
     network = train(
         args.folder, settings, progress=not args.no_progress, log=note, given=named,
-        threads=args.threads,
+        threads=args.threads, start_from=args.start_from,
     )  # fmt: skip
     if args.export:
         network.save(args.export)
@@ -1216,6 +1216,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads", type=int, default=0,
         help="threads playing the expert games, 0 for all cores; the games are the same "
         "whatever the number (0)",
+    )  # fmt: skip
+    train.add_argument(
+        "--start-from", metavar="RUN", type=_text, default=None,
+        help="a new run that starts where the run folder RUN is (past its expert games): its "
+        "network, optimiser and kept positions, its rules and network shape; this run then "
+        "plays self-play iterations under its own settings",
     )  # fmt: skip
     train.add_argument("--export", metavar="PATH", help="also save the network to PATH")
     train.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -21,6 +21,12 @@ weights, Adam's state and the replay buffer), the network (``network.net``) and 
 learning curve (``curve.png``: score against each fixed opponent over training minutes).
 The expert games are checkpointed every ``SAVE_SECONDS`` while they are played (their
 number, not ``minutes``, bounds them).
+
+A new run may start from another run past its expert games (``start_from``): it takes that
+run's weights, Adam's state and kept positions, its rules and network shape, and goes on with
+self-play iterations under its own settings (those not named are the other run's, but for
+``minutes`` and ``iterations``); its checkpoint and network record where it started (the
+other run's command, settings, history and checkpoint digest).
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -253,6 +259,9 @@ class Buffer:
             self._parts[size] = _Part(new)
         else:
             part.append(new)
+        self._trim()
+
+    def _trim(self) -> None:
         total = len(self)
         if total > self.limit:  # drop the oldest of every board in proportion
             keep = self.limit / total
@@ -299,6 +308,7 @@ class Buffer:
             w, h = (int(t) for t in board.split("x"))
             boards.setdefault((w, h), {})[k] = v
         buf._parts = {size: _Part(rows, copy=False) for size, rows in boards.items()}
+        buf._trim()  # a run started from another may keep fewer positions
         return buf
 
 
@@ -457,6 +467,51 @@ def _settings_from(header: dict[str, Any], path: Path) -> RunSettings:
     return s
 
 
+_SHAPE = ("rules", "channels", "blocks", "hidden")
+"""The settings a run started from another takes from it (the network's)."""
+
+
+def _state(
+    header: dict[str, Any], body: bytes, s: RunSettings, path: Path
+) -> tuple[Any, list[Any], Buffer]:
+    """A checkpoint's weights (as Flax's), Adam's state and buffer (kept to ``s.buffer``)."""
+    try:
+        with np.load(io.BytesIO(body), allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+        params = {k[7:]: v for k, v in arrays.items() if k.startswith("params/")}
+        Network(s.rules, s.channels, s.blocks, s.hidden, params)
+        count = int(header["opt_leaves"])
+        leaves = [arrays[f"opt/{i}"] for i in range(count)]
+        buffer = Buffer.from_npz(s.buffer, arrays)
+    except (KeyError, TypeError, ValueError) as e:
+        raise FileError(f"invalid training checkpoint {path}: {e}") from None
+    return _to_flax(params), leaves, buffer
+
+
+Start = tuple[Path, dict[str, Any], bytes]
+"""The checkpoint a new run starts from: its path, header and body."""
+
+
+def _read_start(folder: str | os.PathLike[str], into: Path) -> Start:
+    """The checkpoint of the run folder ``folder`` that a new run in ``into`` starts from,
+    checked: sealed and whole, past its expert games, not ``into`` itself."""
+    where = Path(os.fspath(folder))
+    if where.resolve() == into.resolve():
+        raise ConfigError(f"invalid start_from {where}: it is the run's own folder")
+    path = where / CHECKPOINT
+    found = _files.read_sealed(path, KIND, VERSION, "training checkpoint")
+    if found is None:
+        raise FileError(f"cannot start from {where}: it has no training checkpoint ({path})")
+    header, body = found
+    _settings_from(header, path)
+    if header.get("phase") != "self-play":
+        raise ConfigError(
+            f"cannot start from {where}: its expert games are not all played and fitted yet "
+            "(run it to the end of its bootstrap first)"
+        )
+    return path, header, body
+
+
 class _Run:
     def __init__(
         self,
@@ -464,13 +519,17 @@ class _Run:
         settings: RunSettings,
         log: Callable[[str], None],
         given: set[str] | None = None,
+        start: Start | None = None,
     ) -> None:
         self.jax, self.jnp, nn, self.optax = _jax()
         self.folder = folder
         self.log = log
         ckpt = folder / CHECKPOINT
         found = _files.read_sealed(ckpt, KIND, VERSION, "training checkpoint")
-        if found is None:
+        self.start: dict[str, Any] | None = None
+        if found is None and start is not None:
+            self._begin_from(settings, log, given, start)
+        elif found is None:
             settings.check()
             self.s = settings
             self.history: list[dict[str, Any]] = []
@@ -508,19 +567,14 @@ class _Run:
                 self.phase = str(header["phase"])
                 self.versions = dict(header["versions"])
                 self.argv = list(header["argv"])
+                start_from = header.get("start_from")
+                self.start = None if start_from is None else dict(start_from)
                 state = header["rng"]
                 self.rng = np.random.default_rng()
                 self.rng.bit_generator.state = state
-                with np.load(io.BytesIO(body), allow_pickle=False) as npz:
-                    arrays = {k: npz[k] for k in npz.files}
-                params = {k[7:]: v for k, v in arrays.items() if k.startswith("params/")}
-                Network(self.s.rules, self.s.channels, self.s.blocks, self.s.hidden, params)
-                self.params = _to_flax(params)
-                count = int(header["opt_leaves"])
-                self.opt_leaves = [arrays[f"opt/{i}"] for i in range(count)]
-                self.buffer = Buffer.from_npz(self.s.buffer, arrays)
             except (KeyError, TypeError, ValueError) as e:
                 raise FileError(f"invalid training checkpoint {ckpt}: {e}") from None
+            self.params, self.opt_leaves, self.buffer = _state(header, body, self.s, ckpt)
             where = (
                 f"{self.games:,} of {self.s.bootstrap:,} expert games played"
                 if self.phase == "bootstrap"
@@ -540,6 +594,55 @@ class _Run:
             )
         self.opt_state = state
         self._step = self._compile()
+
+    def _begin_from(
+        self,
+        settings: RunSettings,
+        log: Callable[[str], None],
+        given: set[str] | None,
+        start: Start,
+    ) -> None:
+        """A new run from another run's checkpoint (``_read_start``): its network, Adam's
+        state and positions; ``settings`` for the rest (the network's shape excepted)."""
+        path, header, body = start
+        base = _settings_from(header, path)
+        for name in _SHAPE:
+            mine, theirs = getattr(settings, name), getattr(base, name)
+            if mine != theirs and (given is None or name in given):
+                log(f"{name} {mine!r} ignored: the run started from has {theirs!r}")
+        # Settings not named (``given``) are the other run's, but for this run's own budget.
+        inherit = {
+            name: value
+            for name, value in asdict(base).items()
+            if name in _SHAPE
+            or (given is not None and name not in given and name not in ("minutes", "iterations"))
+        }
+        self.s = replace(settings, **inherit)
+        self.s.check()
+        try:
+            self.games = int(header["games"])
+            self.positions = int(header["positions"])
+            self.start = {
+                "folder": str(path.parent), "body_blake2b": _files.digest(body),
+                "command": " ".join(header["argv"]), "settings": dict(header["settings"]),
+                "history": list(header["history"]), "games": self.games,
+                "positions": self.positions, "seconds": round(float(header["elapsed"]), 1),
+                "iteration": int(header["iteration"]),
+            }  # fmt: skip
+        except (KeyError, TypeError, ValueError) as e:
+            raise FileError(f"invalid training checkpoint {path}: {e}") from None
+        self.params, self.opt_leaves, self.buffer = _state(header, body, self.s, path)
+        self.history = []
+        self.iteration = 0
+        self.elapsed = 0.0
+        self.rng = np.random.default_rng(self.s.seed)
+        self.phase = "self-play"
+        self.versions = _versions()
+        self.argv = list(sys.argv)
+        log(
+            f"starting from {path.parent}: {self.games:,} games, {len(self.buffer):,} of its "
+            f"{self.positions:,} positions kept"
+        )
 
     def _compile(self) -> Any:
         jax, jnp, optax, model, tx = self.jax, self.jnp, self.optax, self.model, self.tx
@@ -569,6 +672,10 @@ class _Run:
             "command": " ".join(self.argv),
             "versions": self.versions,
         }
+        if self.start is not None:
+            info["start_from"] = {
+                k: self.start[k] for k in ("command", "games", "positions", "seconds")
+            }
         return Network(
             self.s.rules, self.s.channels, self.s.blocks, self.s.hidden,
             _from_flax(self.params), info,
@@ -606,6 +713,7 @@ class _Run:
             "argv": self.argv,
             "rng": self.rng.bit_generator.state,
             "opt_leaves": len(leaves),
+            "start_from": self.start,
         }
         data = _files.seal(KIND, VERSION, header, body.getvalue())
         _files.atomic_write(self.folder / CHECKPOINT, data, "training checkpoint")
@@ -677,6 +785,7 @@ def train(
     log: Callable[[str], None] = lambda _: None,
     given: set[str] | None = None,
     threads: int = 0,
+    start_from: str | os.PathLike[str] | None = None,
 ) -> Network:
     """Trains (or resumes training) in the run folder ``folder`` and returns the network.
     A run stops after ``settings.minutes`` of training time in all (counting earlier runs on
@@ -684,19 +793,29 @@ def train(
     ``settings``, or only those named in ``given``, and keeps every other setting of its
     checkpoint); Ctrl-C stops it, keeping the last completed iteration or the expert games
     last saved. ``threads`` play the expert games (0: one per core; the games are the same
-    whatever their number). Needs the ``train`` extra (JAX, Flax, Optax)."""
+    whatever their number). ``start_from``, a run folder past its expert games, starts a new
+    run from its weights, Adam's state and kept positions, with its rules and network shape:
+    the new run plays only self-play iterations, under ``settings`` (with ``given``, those
+    not named are the other run's, but for ``minutes`` and ``iterations``; ``start_from`` is
+    ignored once ``folder`` has a checkpoint of its own: the run resumes). Needs the
+    ``train`` extra (JAX, Flax, Optax)."""
     path = Path(os.fspath(folder))
     settings = settings or RunSettings()
     # before the folder is made: a refused run leaves nothing behind
     settings.check()
     threads = _validate.threads(threads) or cores()
+    begin = None
+    if start_from is not None and (path / CHECKPOINT).exists():
+        log(f"start_from {os.fspath(start_from)} ignored: {path} has a checkpoint and resumes")
+    elif start_from is not None:
+        begin = _read_start(start_from, path)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise FileError(f"cannot make the run folder {path}: {e.strerror or e}") from None
     _files.check_output(path / CHECKPOINT, "training checkpoint")
     with _files.locked(path / CHECKPOINT, "run folder's checkpoint"):
-        return _train(path, settings, progress, log, given, threads)
+        return _train(path, settings, progress, log, given, threads, begin)
 
 
 def _train(
@@ -706,8 +825,11 @@ def _train(
     log: Callable[[str], None],
     given: set[str] | None,
     threads: int,
+    begin: Start | None = None,
 ) -> Network:
-    run = _Run(path, settings, log, given)
+    run = _Run(path, settings, log, given, begin)
+    if begin is not None:  # the folder holds the run from its start
+        run.save()
     s = run.s
     budget = s.minutes * 60
     main = (int(s.sizes[0][0]), int(s.sizes[0][1]))
