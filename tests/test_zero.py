@@ -566,8 +566,11 @@ KEPT = Path(__file__).resolve().parent.parent / "benchmarks" / "networks"
 @pytest.mark.skipif(not KEPT.is_dir(), reason="benchmarks/networks is in a checkout only")
 @pytest.mark.parametrize(
     "name",
-    ["classic-16x1", "classic-8x1", "classic-8x2", "classic-16x1-d4", "classic-16x1-d4-4000"],
-)
+    [
+        "classic-16x1", "classic-8x1", "classic-8x2", "classic-16x1-d4", "classic-16x1-d4-4000",
+        "classic-16x1-d4-sp",
+    ],
+)  # fmt: skip
 def test_the_small_networks_the_docs_measure_load_and_play(name: str) -> None:
     """docs/learned.md measures the networks kept in benchmarks/networks: each loads (its
     digests checked), is the layout its name says, and plays on the boards measured."""
@@ -578,7 +581,11 @@ def test_the_small_networks_the_docs_measure_load_and_play(name: str) -> None:
     channels, blocks = (int(x) for x in name.split("-")[1].split("x"))
     assert net.rules == "classic"
     assert (net.channels, net.blocks) == (channels, blocks)
-    if "-d4" in name:  # taught by alpha-beta at depth 4, on the games its name says
+    if name.endswith("-sp"):  # self-play from the 4,000-game network
+        assert "--expert-depth 4" in net.info["start_from"]["command"]
+        assert net.info["start_from"]["games"] == 4000
+        assert net.info["games"] == 4000 + 123 * 64
+    elif "-d4" in name:  # taught by alpha-beta at depth 4, on the games its name says
         assert "--expert-depth 4" in net.info["command"]
         assert net.info["games"] == (4000 if name.endswith("-4000") else 1200)
     for w, h in ((8, 8), (9, 6)):
