@@ -118,6 +118,12 @@ def test_a_run_starts_from_another_past_its_expert_games(tmp_path: Path) -> None
     assert run.start["body_blake2b"] == _files.digest(found[1])
     assert run.start["history"] == before.history
     assert run.start["folder"] == str(old)
+    # The other run's arrays are read once, not carried along for the whole run.
+    start = training._read_start(old, tmp_path / "third")
+    assert (start.settings.channels, start.settings.rules) == (8, "colorwars")
+    assert start.body == found[1]
+    training._Run(tmp_path / "third", tiny(), lambda _: None, None, start)
+    assert start.body == b""
     # It goes on: self-play iterations of its own, the other run untouched.
     lines.clear()
     more = train(new, tiny(iterations=1), start_from=old, log=lines.append)

@@ -488,8 +488,15 @@ def _state(
     return _to_flax(params), leaves, buffer
 
 
-Start = tuple[Path, dict[str, Any], bytes]
-"""The checkpoint a new run starts from: its path, header and body."""
+@dataclass
+class Start:
+    """The checkpoint a new run starts from: its path, header, body and settings. The body
+    (the other run's arrays: 100 MB and more) is dropped once the new run has read it."""
+
+    path: Path
+    header: dict[str, Any]
+    body: bytes
+    settings: RunSettings
 
 
 def _read_start(folder: str | os.PathLike[str], into: Path) -> Start:
@@ -503,13 +510,13 @@ def _read_start(folder: str | os.PathLike[str], into: Path) -> Start:
     if found is None:
         raise FileError(f"cannot start from {where}: it has no training checkpoint ({path})")
     header, body = found
-    _settings_from(header, path)
+    settings = _settings_from(header, path)
     if header.get("phase") != "self-play":
         raise ConfigError(
             f"cannot start from {where}: its expert games are not all played and fitted yet "
             "(run it to the end of its bootstrap first)"
         )
-    return path, header, body
+    return Start(path, header, body, settings)
 
 
 class _Run:
@@ -604,8 +611,7 @@ class _Run:
     ) -> None:
         """A new run from another run's checkpoint (``_read_start``): its network, Adam's
         state and positions; ``settings`` for the rest (the network's shape excepted)."""
-        path, header, body = start
-        base = _settings_from(header, path)
+        path, header, body, base = start.path, start.header, start.body, start.settings
         for name in _SHAPE:
             mine, theirs = getattr(settings, name), getattr(base, name)
             if mine != theirs and (given is None or name in given):
@@ -632,6 +638,7 @@ class _Run:
         except (KeyError, TypeError, ValueError) as e:
             raise FileError(f"invalid training checkpoint {path}: {e}") from None
         self.params, self.opt_leaves, self.buffer = _state(header, body, self.s, path)
+        start.body = b""  # read: the run does not carry the other run's arrays along
         self.history = []
         self.iteration = 0
         self.elapsed = 0.0
