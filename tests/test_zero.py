@@ -174,6 +174,11 @@ def test_the_shipped_networks_load_and_say_how_they_were_made(rules: str) -> Non
     for key in ("games", "positions", "seconds", "command", "versions"):
         assert key in net.info, net.info
     assert net.info["positions"] > 10_000
+    if rules == "classic":  # 16 x 1: taught by alpha-beta at depth 4, then self-play
+        assert (net.channels, net.blocks) == (16, 1)
+        assert "--expert-depth 4" in net.info["start_from"]["command"]
+        assert net.info["start_from"]["games"] == 4000
+        assert (net.info["iteration"], net.info["games"]) == (123, 4000 + 123 * 64)
 
 
 def test_the_shipped_networks_are_named_as_rules_are_everywhere() -> None:
@@ -568,7 +573,7 @@ KEPT = Path(__file__).resolve().parent.parent / "benchmarks" / "networks"
     "name",
     [
         "classic-16x1", "classic-8x1", "classic-8x2", "classic-16x1-d4", "classic-16x1-d4-4000",
-        "classic-16x1-d4-sp",
+        "classic-32x3",
     ],
 )  # fmt: skip
 def test_the_small_networks_the_docs_measure_load_and_play(name: str) -> None:
@@ -581,10 +586,9 @@ def test_the_small_networks_the_docs_measure_load_and_play(name: str) -> None:
     channels, blocks = (int(x) for x in name.split("-")[1].split("x"))
     assert net.rules == "classic"
     assert (net.channels, net.blocks) == (channels, blocks)
-    if name.endswith("-sp"):  # self-play from the 4,000-game network
-        assert "--expert-depth 4" in net.info["start_from"]["command"]
-        assert net.info["start_from"]["games"] == 4000
-        assert net.info["games"] == 4000 + 123 * 64
+    if name.endswith("-32x3"):  # the classic network shipped before 2026-12-07's
+        assert "--expert-depth 3" in net.info["command"]
+        assert (net.info["games"], net.info["iteration"]) == (3000, 0)
     elif "-d4" in name:  # taught by alpha-beta at depth 4, on the games its name says
         assert "--expert-depth 4" in net.info["command"]
         assert net.info["games"] == (4000 if name.endswith("-4000") else 1200)
