@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
+BENCHMARKS = ROOT / "benchmarks"
+RESULTS = BENCHMARKS / "results"
 PLACEHOLDER = re.compile(r"\{\{\s*(bench|include|solved):([^}|]+?)\s*(?:\|\s*([^}]*?)\s*)?\}\}")
 SCALES = {"M": 1e6, "k": 1e3, "u": 1e-6}
 
@@ -41,12 +42,24 @@ def _load(name: str) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise PlaceholderError(
-            f"no benchmark results {path.relative_to(ROOT)}: run "
-            f"`python benchmarks/bench_{name}.py --quick` (or without --quick) to write it"
+            f"no benchmark results {path.relative_to(ROOT)}: {_writer(name)}"
         ) from None
     except (OSError, ValueError) as error:
         raise PlaceholderError(f"cannot read {path.relative_to(ROOT)}: {error}") from None
     return data
+
+
+def _writer(name: str) -> str:
+    """What to run to write ``results/<name>.json``: ``bench_<name>.py`` or ``<name>.py`` if
+    there is one, else a script's results written under another name."""
+    if (BENCHMARKS / f"bench_{name}.py").is_file():
+        return f"run `python benchmarks/bench_{name}.py --quick` (or without --quick) to write it"
+    if (BENCHMARKS / f"{name}.py").is_file():
+        return f"run `python benchmarks/{name}.py` to write it"
+    return (
+        f"no benchmark script is named after it: it is written by one run with "
+        f"`--name {name}` or `--results {name}` (the page that shows it gives the command)"
+    )
 
 
 def stamp(data: dict[str, Any]) -> str:

@@ -166,6 +166,7 @@ def test_placeholders_format_and_fail_clearly(
     module = hooks()
     monkeypatch.setattr(module, "RESULTS", tmp_path)
     monkeypatch.setattr(module, "ROOT", tmp_path.parent)
+    monkeypatch.setattr(module, "BENCHMARKS", tmp_path)
     stamp = {
         "commit": "abc1234",
         "date": "2026-01-02",
@@ -190,8 +191,19 @@ def test_placeholders_format_and_fail_clearly(
         "231.0, 213.0 / 89,198,975, 1,234"
     )
     assert "quick run" in module.fill("{{ bench:x:stamp }}")
+    # A missing file names the script that writes it, or says it is a script's results
+    # under another name (`ladder.py --name ladder-classic`, `zero_goals.py --results ...`).
+    (tmp_path / "bench_missing.py").write_text("")
     with pytest.raises(module.PlaceholderError, match=r"bench_missing\.py --quick"):
         module.fill("{{ bench:missing:rate }}", "page.md")
+    (tmp_path / "goals.py").write_text("")
+    with pytest.raises(module.PlaceholderError, match=r"run `python benchmarks/goals\.py`"):
+        module.fill("{{ bench:goals:rate }}", "page.md")
+    with pytest.raises(
+        module.PlaceholderError, match=r"other\.json: no benchmark script.*--results other"
+    ) as e:
+        module.fill("{{ bench:other:rate }}", "page.md")
+    assert "bench_other.py" not in str(e.value)
     with pytest.raises(module.PlaceholderError, match=r"page\.md.*no figure 'nope'"):
         module.fill("{{ bench:x:nope }}", "page.md")
     with pytest.raises(module.PlaceholderError, match="cannot format"):
