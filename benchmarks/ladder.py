@@ -19,7 +19,13 @@ plays the ladder pair by pair and keeps each finished pair in a sealed file (a v
 checksums: a damaged one is an error naming it) in that folder, one per board and time,
 locked while a run uses it; run again, it plays only the pairs still missing (Ctrl-C loses
 the pair being played and exits with 130), and writes the results once every pair has
-played. Each pair plays from openings of its own (the seed plus the pair's index), so the
+played. ``--replay zero`` (names from ``--players``, comma-separated) first drops every kept
+pair of those players from the checkpoint, so that a player that changed (a network trained
+again) plays its pairs again and the others' are kept:
+
+    python benchmarks/ladder.py --boards 8x8:classic --times 1 --games 10 \
+        --name ladder-classic-1s --checkpoint benchmarks/results/checkpoints --replay zero
+ Each pair plays from openings of its own (the seed plus the pair's index), so the
 games differ from those of a ladder played at once. A checkpoint of other settings
 (players, games, seed) is refused; pairs played at another commit are combined, with a note
 naming the commits.
@@ -70,7 +76,18 @@ def main() -> None:
         "--checkpoint", type=Path, metavar="FOLDER",
         help="play pair by pair, keeping each finished pair in FOLDER (see above)",
     )  # fmt: skip
+    parser.add_argument(
+        "--replay", default="", metavar="PLAYERS",
+        help="with --checkpoint: play the kept pairs of these players (names from --players, "
+        "comma-separated) again",
+    )  # fmt: skip
     args = parser.parse_args()
+    replay = {name for name in args.replay.split(",") if name}
+    if replay and args.checkpoint is None:
+        parser.error("--replay needs --checkpoint (it replays pairs kept in a checkpoint)")
+    unknown = sorted(replay - set(args.players.split(",")))
+    if unknown:
+        parser.error(f"--replay {','.join(unknown)}: not among the players ({args.players})")
     if args.redraw:
         redraw()
         return
@@ -88,7 +105,9 @@ def main() -> None:
             if args.checkpoint is None:
                 r = ladder(players, games, w, h, rules, time=seconds, seed=args.seed, threads=1)
             else:
-                pairs = in_parts(players, games, w, h, rules, seconds, args.seed, args.checkpoint)
+                pairs = in_parts(
+                    players, games, w, h, rules, seconds, args.seed, args.checkpoint, replay
+                )
                 if pairs is None:
                     raise SystemExit(130)  # stopped by Ctrl-C: the pairs played are kept
                 r = pairs
@@ -122,27 +141,31 @@ KIND, VERSION = "ladder checkpoint", 1
 
 def in_parts(
     players: list[str], games: int, w: int, h: int, rules: str, seconds: float, seed: int,
-    folder: Path,
+    folder: Path, replay: set[str] | None = None,
 ) -> LadderResult | None:  # fmt: skip
     """The ladder of ``players`` played pair by pair, each finished pair kept in a checkpoint
     in ``folder`` (one file per board and time, locked while a run uses it); None if Ctrl-C
-    stopped it (what was played is kept). Each pair ``(a, b)`` plays from openings and seeds
-    of its own (``seed`` plus the pair's index, as ``ladder`` varies them between pairs); the
-    ratings are the Bradley-Terry fit of all the pairs, as ``ladder`` fits them."""
+    stopped it (what was played is kept). The kept pairs of the players named in ``replay``
+    are dropped first (and the checkpoint written without them), to be played again. Each
+    pair ``(a, b)`` plays from openings and seeds of its own (``seed`` plus the pair's index,
+    as ``ladder`` varies them between pairs); the ratings are the Bradley-Terry fit of all
+    the pairs, as ``ladder`` fits them."""
     path = folder / f"ladder-{w}x{h}-{rules}-{seconds:g}s.ckpt"
     settings = {"players": players, "games_per_pair": games, "size": [w, h], "rules": rules,
                 "time": seconds, "seed": seed}  # fmt: skip
     folder.mkdir(parents=True, exist_ok=True)
     try:
         with locked(path, "ladder checkpoint"):
-            return _play_pairs(players, games, w, h, rules, seconds, seed, path, settings)
+            return _play_pairs(
+                players, games, w, h, rules, seconds, seed, path, settings, replay or set()
+            )
     except FileError as e:
         raise SystemExit(str(e)) from None
 
 
 def _play_pairs(
     players: list[str], games: int, w: int, h: int, rules: str, seconds: float, seed: int,
-    path: Path, settings: dict[str, Any],
+    path: Path, settings: dict[str, Any], replay: set[str],
 ) -> LadderResult | None:  # fmt: skip
     found = read_sealed(path, KIND, VERSION, "ladder checkpoint")
     pairs: dict[str, dict[str, Any]] = {}
@@ -162,6 +185,16 @@ def _play_pairs(
             # the pairs are still combined, and the results say which commits played them.
             print(f"note: pairs of this ladder were played at commit {', '.join(others)}; "
                   f"this run is at {here}", flush=True)  # fmt: skip
+    again = sorted(key for key in pairs if {players[int(i)] for i in key.split(",")} & replay)
+    if again:
+        for key in again:
+            del pairs[key]
+        # Written at once: a run stopped now and started again without --replay still plays
+        # these pairs again rather than keep the old results.
+        atomic_write(path, seal(KIND, VERSION, {"settings": settings, "pairs": pairs}),
+                     "ladder checkpoint")  # fmt: skip
+        print(f"{path}: {len(again)} pairs of {', '.join(sorted(replay))} dropped, to be "
+              f"played again", flush=True)  # fmt: skip
     n = len(players)
     for a, b in itertools.combinations(range(n), 2):
         key = f"{a},{b}"

@@ -600,6 +600,19 @@ def test_the_ladder_benchmark_plays_in_parts_from_a_checkpoint(tmp_path: Path) -
 
     assert ratings(second) == ratings(first)
     assert len(ratings(first)) == 3
+    # --replay: the kept pairs of a player that changed are played again, the others kept;
+    # the checkpoint is written without them at once.
+    replayed = run("--games", "2", "--replay", "greedy").stdout
+    assert "2 pairs of greedy dropped, to be played again" in replayed
+    assert replayed.count(" pairs)") == 2
+    assert "greedy" in replayed.split("dropped")[1].split("pairs)")[0]
+    assert " pairs)" not in run("--games", "2").stdout  # all kept again
+    refused = run("--games", "2", "--replay", "zero", ok=False).stderr.strip().splitlines()
+    assert "--replay zero: not among the players" in refused[-1]
+    alone = [a for a in base if a not in ("--checkpoint", str(folder))]
+    done = subprocess.run([*alone, "--replay", "greedy"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "--replay needs --checkpoint" in done.stderr.strip().splitlines()[-1]
     refused = run("--games", "4", ok=False).stderr.strip().splitlines()
     assert len(refused) == 1
     assert "holds a ladder of other settings" in refused[0]
