@@ -530,6 +530,13 @@ def test_the_match_goal_benchmark_runs() -> None:
     ).stdout  # fmt: skip
     assert re.search(r"4x4 classic: zero\S* scores [\d.]+/4 = .* against alphabeta\(0.01s\)", out)
     assert re.search(r"4x4 classic: learned\S* scores [\d.]+/4", out)
+    # --opponent: the match that chose the default where people play (Zero against learned).
+    out = subprocess.run(
+        [sys.executable, str(script), "--quick", "--no-write", "--boards", "3x3:classic",
+         "--players", "zero", "--opponent", "learned", "--processes", "1"],
+        capture_output=True, text=True, timeout=300, check=True,
+    ).stdout  # fmt: skip
+    assert re.search(r"3x3 classic: zero\S* scores [\d.]+/4 = .* against learned\(0.01s\)", out)
 
 
 def test_zero_pickles_with_its_settings_and_plays_the_same() -> None:
@@ -595,3 +602,27 @@ def test_the_small_networks_the_docs_measure_load_and_play(name: str) -> None:
     for w, h in ((8, 8), (9, 6)):
         g = colorwars.Game(w, h, rules="classic")
         assert Zero(simulations=32, network=net).choose(g) in g.legal_moves()
+
+
+def test_the_strongest_player_for_a_game() -> None:
+    """colorwars.strongest, the default where people play: Zero for two players on classic
+    boards of sides up to Zero's own limit, learned alpha-beta for other two-player games,
+    MCTS beyond two players."""
+    from colorwars import strongest as s
+    from colorwars.zero import player
+
+    assert s.MAX_SIDE == player.MAX_SIDE
+    assert s.zero_is_strongest(2, "classic", 8, 8)
+    assert s.zero_is_strongest(2, " Classic ", 12, 3)
+    assert s.zero_is_strongest(2, "none+subtract", 9, 6)
+    assert not s.zero_is_strongest(2, "classic", 13, 8)
+    assert not s.zero_is_strongest(3, "classic", 8, 8)
+    assert not s.zero_is_strongest(2, "colorwars", 8, 8)
+    assert not s.zero_is_strongest(2, "drop3+subtract", 8, 8)
+    zero = s.strongest(2, "classic", 8, 8, time=0.5, seed=3)
+    assert isinstance(zero, Zero)
+    assert (zero.time, zero.seed) == (0.5, 3)
+    assert s.strongest(2, "colorwars", 8, 8).name == "learned(1.0s)"
+    assert s.strongest(4, "classic", 8, 8, time=0.2).name == "mcts(0.2s)"
+    g = colorwars.Game(6, 6, rules="classic")
+    assert zero.choose(g) in g.legal_moves()
