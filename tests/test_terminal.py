@@ -388,6 +388,16 @@ def test_shorthands_and_defaults() -> None:
     three = terminal.setup(players=3, you=1, opponent="ai")
     assert [p and p.name for p in three.seats] == ["mcts(1.0s)", None, "mcts(1.0s)"]
     assert terminal.setup(seats="ai").humans == 0
+    # ai and the hint are the strongest at a second for the game (colorwars.strongest): Zero
+    # on the classic boards it plays, learned alpha-beta elsewhere.
+    classic = terminal.setup(size=(8, 8), rules="classic", seed=1)
+    assert [p and p.name for p in classic.seats] == [None, "zero(1s)"]
+    assert classic.hint.name == "zero(1s)"
+    big = terminal.setup(size=(13, 13), rules="classic", seed=1)
+    assert (big.seats[1] and big.seats[1].name, big.hint.name) == ("learned(1.0s)",) * 2
+    assert terminal.default_ai(2).name == "learned(1.0s)"  # no game given
+    assert terminal.default_ai(2, "classic", 9, 6).name == "zero(1s)"
+    assert terminal.default_ai(3, "classic", 9, 6).name == "mcts(1.0s)"
     assert terminal.setup(seats="human,random,greedy,mcts:9").players == 4
 
 

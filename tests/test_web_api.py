@@ -389,6 +389,40 @@ def test_difficulty_levels(client: TestClient) -> None:
     assert r["move"]["seconds"] <= 3
 
 
+def test_hard_and_the_hint_are_the_strongest_for_the_game(client: TestClient) -> None:
+    """Hard and the hint are the strongest player at a second for the game
+    (``colorwars.strongest``, docs/learned.md "Where people play"): Zero on the classic
+    boards it plays, alpha-beta with the learned evaluation on other two-player games, MCTS
+    beyond two players; the options say where Hard is Zero."""
+    from colorwars.web.store import ai_player, hint_player
+
+    assert client.get("/api/options").json()["hard_zero"] == {
+        "player": "zero:time=1", "rules": ["classic"], "side": 12
+    }  # fmt: skip
+    classic = colorwars.Game(8, 8, rules="classic")
+    hard = ai_player("hard", classic, 0, 5.0)
+    assert isinstance(hard, Zero)
+    assert hard.time == 1.0
+    game = colorwars.Game
+    for other in (game(13, 8, rules="classic"), game(8, 8), game(6, 6, rules="drop3+subtract")):
+        assert ai_player("hard", other, 0, 5.0).name == "learned(1s)"
+        assert hint_player(2, 0, other)[1] == "learned:6"
+    three = game(8, 8, 3, "classic")
+    assert isinstance(ai_player("hard", three, 0, 5.0), colorwars.ai.MCTS)
+    assert hint_player(2, 0, classic)[1] == "zero:time=1"
+    assert hint_player(3, 0, three)[1] == "mcts:5000"
+    # Through the API: Zero answers Hard's move and the hint on 6 x 6 classic.
+    g = new_game(client, width=6, height=6, rules="classic", seats=["human", "hard"])
+    assert g["seats"] == ["human", "hard"]
+    client.post(f"/api/games/{g['id']}/moves", json={"cell": "c3"})
+    r = client.post(f"/api/games/{g['id']}/ai-move").json()
+    assert r["move"]["ai"] == "hard"
+    assert r["move"]["seconds"] <= 3
+    hint = client.post(f"/api/games/{g['id']}/hint").json()
+    assert hint["ai"] == "zero:time=1"
+    assert hint["cell"] in r["legal_moves"]
+
+
 # ---- bad requests: a 4xx with a JSON error saying what was wrong; nothing changes ----------
 
 BAD_NEW_GAMES = [

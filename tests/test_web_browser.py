@@ -358,6 +358,14 @@ def test_a_game_against_zero_the_network(browser: Any, server: str) -> None:
     assert "colorwars or classic rules" in (page.locator(zero).get_attribute("title") or "")
     page.select_option("#ng-rules", "colorwars")
     assert not page.locator(zero).is_disabled()
+    # Hard is the strongest at a second for the game: Zero on the classic boards it plays.
+    hard = "#ng-seats .seat-kind >> nth=1 >> option[value='hard']"
+    assert "(learned:time=1)" in (page.locator(hard).text_content() or "")
+    page.select_option("#ng-rules", "classic")
+    assert "(zero:time=1)" in (page.locator(hard).text_content() or "")
+    page.fill("#ng-width", "13")
+    page.dispatch_event("#ng-width", "change")
+    assert "(learned:time=1)" in (page.locator(hard).text_content() or "")
     assert not problems, problems
 
 

@@ -29,8 +29,9 @@ from colorwars import _core
 from colorwars import _validate as check
 from colorwars._files import read_sealed
 from colorwars.errors import FileError, InvalidPlayerError
-from colorwars.players import MCTS, PLAY_IT, AlphaBeta, _live, _takes_stop, parse_player
+from colorwars.players import PLAY_IT, _live, _takes_stop, parse_player
 from colorwars.rules import Rules
+from colorwars.strongest import strongest
 
 __all__ = [
     "BOOK_VERSION",
@@ -322,9 +323,11 @@ class Perfect:
     proven win plays a winning move (the fastest when the exact solver also finishes in
     time); a proven loss plays the move that holds out longest (when the exact solver gives
     the lengths; else the fallback's); anything else is the ``fallback`` player's move
-    (``"strongest"``: alpha-beta with the learned evaluation and the time left, or MCTS for
-    more than two players; or any player or name). ``search`` says which it did. Two players
-    for the proofs; with more, it is its fallback. A fallback of your own whose ``search``
+    (``"strongest"``: the strongest at about a second for the game, ``colorwars.strongest``,
+    with the time left: Zero on the classic boards it plays, alpha-beta with the learned
+    evaluation elsewhere, MCTS for more than two players; or any player or name).
+    ``search`` says which it did. Two players for the proofs; with more, it is its
+    fallback. A fallback of your own whose ``search``
     takes ``stop`` (every player of this package) is stopped when the move's time is up, at
     the latest (a tenth of ``time`` after the proof search, where that took it all); one
     that does not take ``stop`` plays by its own budget."""
@@ -421,10 +424,10 @@ class Perfect:
         player = self.fallback
         seconds = max(left, 0.1 * self.time, 0.001)
         if player is None:
-            if native.players == 2:
-                player = AlphaBeta(time=seconds, seed=self.seed, eval="learned")
-            else:
-                player = MCTS(time=seconds, seed=self.seed)
+            player = strongest(
+                native.players, Rules(native.opening, native.burst), native.width,
+                native.height, time=seconds, seed=self.seed,
+            )  # fmt: skip
         else:
             stop = _Until(_time.perf_counter() + seconds, stop)
         search = getattr(player, "search", None)

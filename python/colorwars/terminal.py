@@ -51,7 +51,8 @@ from colorwars.errors import (
 from colorwars.game import Game
 from colorwars.players import MCTS, AlphaBeta, Player, parse_player
 from colorwars.record import GameRecord
-from colorwars.rules import Rules
+from colorwars.rules import GameConfig, Rules
+from colorwars.strongest import strongest
 
 __all__ = [
     "AI",
@@ -94,15 +95,22 @@ SCREEN_LINES = 5
 SPARE_LINES = 2
 
 
-def default_ai(players: int) -> Player:
-    """The default AI (``ai``) and hint: the strongest at about a second a move. Alpha-beta
-    with the learned evaluation for two players (it beats alpha-beta with the hand-made one,
-    which beats MCTS, at equal time: benchmarks/zero_goals.py and benchmarks/ai_versus.py
-    measure it, docs/learned.md shows the results; the web game's hint is the same player),
-    MCTS for more (alpha-beta plays two-player games only)."""
-    if players == 2:
-        return AlphaBeta(time=AI_SECONDS, eval="learned")
-    return MCTS(simulations=0, time=AI_SECONDS)
+def default_ai(
+    players: int,
+    rules: str | Rules | None = None,
+    width: int | None = None,
+    height: int | None = None,
+) -> Player:
+    """The default AI (``ai``) and hint: the strongest at about a second a move for the game
+    (``colorwars.strongest``; docs/learned.md, "Where people play", gives the matches): Zero
+    for two players on classic boards of sides up to 12, alpha-beta with the learned
+    evaluation for two players otherwise, MCTS for more. Without the board and rules, the
+    choice for two players is alpha-beta with the learned evaluation."""
+    if rules is None or width is None or height is None:
+        if players == 2:
+            return AlphaBeta(time=AI_SECONDS, eval="learned")
+        return MCTS(simulations=0, time=AI_SECONDS)
+    return cast(Player, strongest(players, rules, width, height, time=AI_SECONDS))
 
 
 def _letter(seat: int) -> Text:
@@ -140,10 +148,11 @@ class Setup:
         return sum(p is None for p in self.seats)
 
 
-def _player(name: str, players: int) -> Player:
-    """An AI player from its name: ``ai`` (the default) or a player name (``parse_player``)."""
+def _player(name: str, config: GameConfig) -> Player:
+    """An AI player from its name: ``ai`` (the default for the game, ``default_ai``) or a
+    player name (``parse_player``)."""
     if name.strip().lower() == AI:
-        return default_ai(players)
+        return default_ai(config.players, config.rules, config.width, config.height)
     return parse_player(name)
 
 
@@ -204,8 +213,8 @@ def setup(
             "player for all the seats, or one for each seat (human, ai, random, greedy, "
             "mcts, alphabeta, learned, zero, zeroab, perfect, or engine:COMMAND)"
         )
-    chosen = tuple(None if name == HUMAN else _player(name, n) for name in names)
-    helper = _player(hint or AI, n)
+    chosen = tuple(None if name == HUMAN else _player(name, config) for name in names)
+    helper = _player(hint or AI, config)
     # The native engine checks that each player can play this game (alpha-beta: two players
     # only); a match of no games runs exactly that check. The hint plays for human seats.
     # Zero (a Python player) checks that a network fits the game.
@@ -220,7 +229,7 @@ def setup(
     natives = [helper if p is None or isinstance(p, learned) else p for p in chosen]
     if isinstance(helper, learned):
         natives = [p for p in natives if not isinstance(p, learned)]
-        natives += [default_ai(n)] * (n - len(natives))
+        natives += [MCTS(simulations=1)] * (n - len(natives))  # plays any game: a seat filler
     match(natives, 0, config.width, config.height, config.rules)
     return Setup(
         width=config.width,

@@ -54,6 +54,7 @@ from colorwars.players import (
 )
 from colorwars.record import GameRecord
 from colorwars.rules import PRESETS, resolve
+from colorwars.strongest import zero_is_strongest
 from colorwars.web.db import GameDB, StoreError
 from colorwars.zero.player import MAX_SIDE as ZERO_MAX_SIDE
 from colorwars.zero.player import Zero, _time_cap
@@ -140,12 +141,15 @@ PROOF_TABLES = 4
 BOARD_PRESETS = ((5, 5), (6, 6), (8, 8), (8, 10))
 # What the page offers by default: budgets that answer within about a second on the presets.
 # The difficulty levels a player picks from, each one of the project's players (docs/web.md
-# gives their measured strength): easy greedy, medium MCTS with 2,000 simulations, hard
-# alpha-beta with the learned evaluation and a second a move (MCTS with a second beyond two
-# players; docs/learned.md measures it the strongest at a second), perfect the package's
-# opening book and proof-number search, on the boards it has solved.
+# gives their measured strength): easy greedy, medium MCTS with 2,000 simulations, hard the
+# strongest at a second a move for the game (``colorwars.strongest``: alpha-beta with the
+# learned evaluation, Zero on the classic boards it plays (``HARD_ZERO``), MCTS beyond two
+# players; docs/learned.md measures them), perfect the package's opening book and
+# proof-number search, on the boards it has solved.
 DIFFICULTIES = {"easy": "greedy", "medium": "mcts:2000", "hard": "learned:time=1",
                 "perfect": "perfect"}  # fmt: skip
+HARD_ZERO = "zero:time=1"
+"""Hard's player where Zero is the strongest at a second (``zero_is_strongest``)."""
 PERFECT_SECONDS = 1.0
 PERFECT_MEMORY = 64 << 20
 DEFAULT_SEATS = ("human", "medium")
@@ -192,6 +196,8 @@ def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
         name = DIFFICULTIES[level]
         if level == "hard" and game.players != 2:
             name = "mcts:time=1"
+        elif level == "hard" and zero_is_strongest(2, game.rules, game.width, game.height):
+            name = HARD_ZERO
     player = web_player(name)
     if isinstance(player, MCTS):
         # A time alone (``mcts:time=1``): as many simulations as the web allows within it.
@@ -351,11 +357,14 @@ def seat_name(name: object, game: Game) -> str:
     return str(player.name)
 
 
-def hint_player(players: int, seed: int) -> tuple[AiPlayer, str]:
-    """The strongest player at a modest budget, and its name: alpha-beta with the learned
-    evaluation to depth 6 for two players (docs/learned.md: stronger than the hand-made
-    evaluation, which is stronger than MCTS), MCTS with 5,000 simulations otherwise; either
-    stops after a second."""
+def hint_player(players: int, seed: int, game: Game | None = None) -> tuple[AiPlayer, str]:
+    """The strongest player at a modest budget for ``game``, and its name (docs/learned.md,
+    "Where people play"): Zero for a second on the classic boards it plays
+    (``zero_is_strongest``), else alpha-beta with the learned evaluation to depth 6 for two
+    players (stronger than the hand-made evaluation, which is stronger than MCTS), MCTS with
+    5,000 simulations otherwise; each stops after a second."""
+    if game is not None and zero_is_strongest(players, game.rules, game.width, game.height):
+        return Zero(time=HINT_SECONDS, seed=seed), f"zero:time={HINT_SECONDS:g}"
     if players == 2:
         return AlphaBeta(depth=6, time=HINT_SECONDS, seed=seed, eval="learned"), "learned:6"
     return MCTS(simulations=5000, time=HINT_SECONDS, seed=seed), "mcts:5000"
@@ -369,7 +378,7 @@ def hint(game: Game, seed: int) -> dict[str, Any]:
     start = time.perf_counter()
     proof = exact(game, HINT_EXACT_SECONDS) if game.players == 2 else None
     mover = game.to_move
-    player, name = hint_player(game.players, seed)
+    player, name = hint_player(game.players, seed, game)
     cell: int | None = None
     work = 0
     if proof is not None and proof["solved"] and proof["winner"] == mover:
@@ -1213,6 +1222,13 @@ def options() -> dict[str, Any]:
         "colours": list(PLAYER_COLOURS),
         "seats": [HUMAN, *DIFFICULTIES, "random", "greedy", "mcts", "alphabeta", "zero"],
         "difficulties": DIFFICULTIES,
+        # Hard on the games where Zero is the strongest at a second: two players, these
+        # rules, sides up to this (``colorwars.strongest``).
+        "hard_zero": {
+            "player": HARD_ZERO,
+            "rules": [r for r in zero_rules() if zero_is_strongest(2, r, 2, 2)],
+            "side": ZERO_MAX_SIDE,
+        },
         "perfect_boards": perfect_boards(),
         "zero_rules": zero_rules(),
         "ai_defaults": list(AI_CHOICES),

@@ -1170,9 +1170,12 @@
       // Zero, the shipped network's search: two players, its networks' rules, sides up to theirs.
       const zeroFits = n === 2 && Math.max(bw, bh) <= ui.options.limits.zero_side
         && ui.options.zero_rules.includes($("ng-rules").value);
+      // Hard is the strongest at a second for the game: Zero where it beat the others there.
+      const hz = ui.options.hard_zero;
+      const hardZero = hz && n === 2 && Math.max(bw, bh) <= hz.side && hz.rules.includes($("ng-rules").value);
       for (const k of ui.options.seats) {
         const names = { mcts: "MCTS", alphabeta: "alpha-beta", human: "human", zero: "Zero (network)" };
-        const level = ui.options.difficulties[k];
+        const level = k === "hard" && hardZero ? hz.player : ui.options.difficulties[k];
         const option = new Option(level ? `${LEVELS[k]} (${level})` : names[k] || k, k);
         if (k === "alphabeta" && n !== 2) { option.disabled = true; option.title = "alpha-beta plays two-player games only"; }
         if (k === "perfect" && !solved) { option.disabled = true; option.title = "only on the boards the package has solved"; }
