@@ -105,9 +105,11 @@ MAX_ONLINE_GAMES = 100
 MAX_ONLINE_GAMES_PER_CLIENT = 20
 # Every AI search's budget and time:
 MAX_SIMULATIONS = 200_000
-# Zero's simulations: each evaluates the network (about 10,000 a second on one core, one
-# evaluation at a time across the server's games), and its tree takes memory by the
-# simulation: 20,000 is two seconds of search and about 150 MB on a 12 x 12 board.
+# Zero's simulations when a client names them: each evaluates the network (about 25,000 a
+# second on one core with the colorwars network on 5 x 5, 80,000 with the classic one on
+# 8 x 8: benchmarks/bench_zero.py), and
+# its tree takes memory by the simulation: 20,000 take up to about 150 MB on a 12 x 12 board.
+# Hard and the hint, the server's own choice, search Zero's time alone (``HARD_ZERO``).
 MAX_ZERO_SIMULATIONS = 20_000
 MAX_DEPTH = 10
 AI_SECONDS = 5.0  # an AI seat's move stops by then, whatever its budget
@@ -148,8 +150,10 @@ BOARD_PRESETS = ((5, 5), (6, 6), (8, 8), (8, 10))
 # proof-number search, on the boards it has solved.
 DIFFICULTIES = {"easy": "greedy", "medium": "mcts:2000", "hard": "learned:time=1",
                 "perfect": "perfect"}  # fmt: skip
+HARD_ZERO_SECONDS = 1.0
 HARD_ZERO = "zero:time=1"
-"""Hard's player where Zero is the strongest at a second (``zero_is_strongest``)."""
+"""Hard's player where Zero is the strongest at a second (``zero_is_strongest``): Zero with
+``HARD_ZERO_SECONDS`` alone, as measured (docs/learned.md, "Where people play")."""
 PERFECT_SECONDS = 1.0
 PERFECT_MEMORY = 64 << 20
 DEFAULT_SEATS = ("human", "medium")
@@ -197,7 +201,11 @@ def ai_player(name: object, game: Game, seed: int, seconds: float) -> AiPlayer:
         if level == "hard" and game.players != 2:
             name = "mcts:time=1"
         elif level == "hard" and zero_is_strongest(2, game.rules, game.width, game.height):
-            name = HARD_ZERO
+            # The player measured the strongest, as the hint's: Zero with the time alone (as
+            # many simulations as a second allows, within Zero's own memory check), not the
+            # web's MAX_ZERO_SIMULATIONS for the Zero seats clients name, about a quarter of
+            # a second of the classic network's search on 8 x 8.
+            return Zero(time=min(seconds, HARD_ZERO_SECONDS), seed=seed)
     player = web_player(name)
     if isinstance(player, MCTS):
         # A time alone (``mcts:time=1``): as many simulations as the web allows within it.
