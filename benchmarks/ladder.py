@@ -12,8 +12,8 @@ points per time).
 
 A long ladder (1 s a move on the classic boards takes hours) can be played in parts:
 
-    python benchmarks/ladder.py --boards 8x8:classic --times 1 --name ladder-classic-1s \
-        --checkpoint benchmarks/results/checkpoints
+    python benchmarks/ladder.py --boards 8x8:classic --times 1 --games 10 \
+        --name ladder-classic-1s --checkpoint benchmarks/results/checkpoints
 
 plays the ladder pair by pair and keeps each finished pair in a sealed file (a version and
 checksums: a damaged one is an error naming it) in that folder, one per board and time,
@@ -25,10 +25,10 @@ again) plays its pairs again and the others' are kept:
 
     python benchmarks/ladder.py --boards 8x8:classic --times 1 --games 10 \
         --name ladder-classic-1s --checkpoint benchmarks/results/checkpoints --replay zero
- Each pair plays from openings of its own (the seed plus the pair's index), so the
-games differ from those of a ladder played at once. A checkpoint of other settings
-(players, games, seed) is refused; pairs played at another commit are combined, with a note
-naming the commits.
+
+Each pair plays from openings of its own (the seed plus the pair's index), so the games differ
+from those of a ladder played at once. A checkpoint of other settings (players, games, seed) is
+refused; pairs played at another commit are combined, with a note naming the commits.
 """
 
 from __future__ import annotations

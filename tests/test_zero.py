@@ -624,5 +624,9 @@ def test_the_strongest_player_for_a_game() -> None:
     assert (zero.time, zero.seed) == (0.5, 3)
     assert s.strongest(2, "colorwars", 8, 8).name == "learned(1.0s)"
     assert s.strongest(4, "classic", 8, 8, time=0.2).name == "mcts(0.2s)"
+    # Without the rules or the board, never Zero (it may not play the game).
+    assert s.strongest(2).name == "learned(1.0s)"
+    assert s.strongest(2, "classic", 8).name == "learned(1.0s)"
+    assert s.strongest(3, time=0.5).name == "mcts(0.5s)"
     g = colorwars.Game(6, 6, rules="classic")
     assert zero.choose(g) in g.legal_moves()

@@ -38,12 +38,24 @@ def zero_is_strongest(players: int, rules: RulesLike, width: int, height: int) -
 
 
 def strongest(
-    players: int, rules: RulesLike, width: int, height: int, *, time: float = 1.0, seed: int = 0
+    players: int,
+    rules: RulesLike | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    *,
+    time: float = 1.0,
+    seed: int = 0,
 ) -> Any:
     """The strongest player for the game at ``time`` seconds a move: ``Zero`` where
     ``zero_is_strongest``, else alpha-beta with the learned evaluation for two players, MCTS
-    for more."""
-    if zero_is_strongest(players, rules, width, height):
+    for more. Without the rules and board (any of them ``None``) Zero is not chosen: the
+    choice is the one for a board Zero does not play."""
+    if (
+        rules is not None
+        and width is not None
+        and height is not None
+        and zero_is_strongest(players, rules, width, height)
+    ):
         from colorwars.zero.player import Zero
 
         return Zero(time=time, seed=seed)

@@ -49,7 +49,7 @@ from colorwars.errors import (
     show,
 )
 from colorwars.game import Game
-from colorwars.players import MCTS, AlphaBeta, Player, parse_player
+from colorwars.players import MCTS, Player, parse_player
 from colorwars.record import GameRecord
 from colorwars.rules import GameConfig, Rules
 from colorwars.strongest import strongest
@@ -106,10 +106,6 @@ def default_ai(
     for two players on classic boards of sides up to 12, alpha-beta with the learned
     evaluation for two players otherwise, MCTS for more. Without the board and rules, the
     choice for two players is alpha-beta with the learned evaluation."""
-    if rules is None or width is None or height is None:
-        if players == 2:
-            return AlphaBeta(time=AI_SECONDS, eval="learned")
-        return MCTS(simulations=0, time=AI_SECONDS)
     return cast(Player, strongest(players, rules, width, height, time=AI_SECONDS))
 
 

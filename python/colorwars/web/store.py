@@ -107,8 +107,8 @@ MAX_ONLINE_GAMES_PER_CLIENT = 20
 MAX_SIMULATIONS = 200_000
 # Zero's simulations when a client names them: each evaluates the network (about 25,000 a
 # second on one core with the colorwars network on 5 x 5, 80,000 with the classic one on
-# 8 x 8: benchmarks/bench_zero.py), and
-# its tree takes memory by the simulation: 20,000 take up to about 150 MB on a 12 x 12 board.
+# 8 x 8: benchmarks/bench_zero.py), and its tree takes memory by the simulation: 20,000 take
+# up to about 150 MB on a 12 x 12 board.
 # Hard and the hint, the server's own choice, search Zero's time alone (``HARD_ZERO``).
 MAX_ZERO_SIMULATIONS = 20_000
 MAX_DEPTH = 10
@@ -151,7 +151,7 @@ BOARD_PRESETS = ((5, 5), (6, 6), (8, 8), (8, 10))
 DIFFICULTIES = {"easy": "greedy", "medium": "mcts:2000", "hard": "learned:time=1",
                 "perfect": "perfect"}  # fmt: skip
 HARD_ZERO_SECONDS = 1.0
-HARD_ZERO = "zero:time=1"
+HARD_ZERO = f"zero:time={HARD_ZERO_SECONDS:g}"
 """Hard's player where Zero is the strongest at a second (``zero_is_strongest``): Zero with
 ``HARD_ZERO_SECONDS`` alone, as measured (docs/learned.md, "Where people play")."""
 PERFECT_SECONDS = 1.0
