@@ -4,11 +4,10 @@
 the matches that chose it:
 
 - two players, classic rules, sides up to ``MAX_SIDE``: ``Zero`` (PUCT with the shipped
-  classic network). At a second a move it beat alpha-beta with the learned evaluation in 28
-  of 40 games on 8 x 8 and 30 of 40 on 9 x 6, both seats (2026-12-07);
-- two players otherwise: alpha-beta with the learned evaluation. On Color Wars boards Zero is
-  not stronger: level on 5 x 5 (a proven second-player win, where the seat decides nearly
-  every game) and on 6 x 6 (29 of 60 games at a second a move), behind on 8 x 8 (5 of 20);
+  classic network), which beat alpha-beta with the learned evaluation head to head at a
+  second a move on 8 x 8 and 9 x 6;
+- two players otherwise: alpha-beta with the learned evaluation (on the Color Wars boards
+  measured, Zero was level with it or behind);
 - more players: MCTS (alpha-beta and Zero play two-player games only).
 """
 
