@@ -235,9 +235,9 @@ def _unused(planes: Any, mask: Any) -> Any:  # the evaluator of the settings che
 
 def _time_cap(seconds: float) -> int:
     """The simulations of a search bounded by ``seconds`` alone: more than the network
-    evaluates in that time on one core (25,000 a second with the Color Wars network on 5 x 5;
-    80,000 with the classic one on 8 x 8, 87,000 on 9 x 6: ``benchmarks/bench_zero.py``),
-    few enough for the tree's memory check."""
+    evaluates in that time on one core (``benchmarks/bench_zero.py`` measures each shipped
+    network's simulations a second; docs/learned.md gives them), few enough for the tree's
+    memory check."""
     return int(min(10**7, max(20_000, seconds * 100_000)))
 
 
